@@ -1,0 +1,110 @@
+// nqueen's GPU counter: completes every prefix (a partial board, `depth` rows filled) and
+// adds up the weighted solutions. The same search as src/cpu.rs, one thread per prefix.
+//
+// - Prefixes are handed out through a global atomic counter, one at a time per thread, so
+//   a thread that finishes early takes the next prefix at once and no warp waits at the tail.
+// - The explicit stack lives in shared memory, laid out [level][thread] so that the lanes
+//   of a warp touch consecutive 16-byte words (no bank conflicts).
+// - The last two rows are counted in closed form (see last_two_rows), as on the CPU.
+// - Counts are 64-bit; each thread sums its own, a warp shuffle and one atomic per block
+//   reduce them.
+//
+// Compiled at run time by NVRTC; no standard headers are available there.
+
+struct Prefix {
+    unsigned int board; // index into the plan's boards
+    unsigned int cols;  // occupied columns
+    unsigned int ld;    // next row's cells attacked along down-right diagonals
+    unsigned int rd;    // next row's cells attacked along down-left diagonals
+};
+
+// Solutions of the last two rows: `a` is row n-2's free cells, `base` row n-1's before row
+// n-2's queen. A queen at bit b of row n-2 takes exactly b, b<<1 and b>>1 from row n-1.
+__device__ __forceinline__ unsigned int last_two_rows(unsigned int a, unsigned int base) {
+    return __popc(a) * __popc(base) - __popc(base & a) - __popc(base & (a << 1)) - __popc(base & (a >> 1));
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+extern "C" __global__ void __launch_bounds__(256) count_prefixes(
+    const Prefix* __restrict__ prefixes,
+    unsigned int num_prefixes,
+    const unsigned int* __restrict__ rows_all, // board b's row r at [b * n + r]
+    const unsigned long long* __restrict__ weights,
+    int n,
+    int depth,
+    unsigned int* next_prefix,                 // the shared work counter, zero at launch
+    unsigned long long* totals)                // [0] weighted solutions, [1] nodes; accumulated
+{
+    extern __shared__ uint4 stack[];           // [level - depth][blockDim.x]
+    const unsigned int lane_slot = threadIdx.x;
+    const unsigned int stride = blockDim.x;
+    const int last2 = n - 2;
+
+    unsigned long long solutions = 0, nodes = 0;
+    unsigned long long sub = 0, weight = 0;     // current prefix's count and weight
+    const unsigned int* rows = rows_all;
+    int row = depth;
+    unsigned int avail = 0, cols = 0, ld = 0, rd = 0;
+    bool active = false;
+
+    for (;;) {
+        if (!active) {
+            const unsigned int i = atomicAdd(next_prefix, 1u);
+            if (i >= num_prefixes) break;
+            const Prefix p = prefixes[i];
+            rows = rows_all + (size_t)p.board * n;
+            weight = weights[p.board];
+            cols = p.cols; ld = p.ld; rd = p.rd;
+            row = depth;
+            if (depth + 2 >= n) {
+                // Within two rows of the end: nothing to search.
+                const unsigned int occ = cols | ld | rd;
+                unsigned long long c;
+                if (depth == n) c = 1;
+                else if (depth == n - 1) c = __popc(rows[depth] & ~occ);
+                else c = last_two_rows(rows[depth] & ~occ, rows[depth + 1] & ~(cols | (ld << 1) | (rd >> 1)));
+                solutions += weight * c;
+                continue;
+            }
+            avail = rows[row] & ~(cols | ld | rd);
+            sub = 0;
+            active = true;
+        }
+        if (avail == 0) {
+            if (row == depth) {
+                solutions += weight * sub;
+                active = false;
+                continue;
+            }
+            --row;
+            const uint4 s = stack[(row - depth) * stride + lane_slot];
+            avail = s.x; cols = s.y; ld = s.z; rd = s.w;
+            continue;
+        }
+        // Lowest set bit: two's complement leaves only it in common with avail.
+        const unsigned int bit = avail & (0u - avail);
+        avail ^= bit;
+        ++nodes;
+        const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
+        if (row + 1 == last2) {
+            sub += last_two_rows(rows[last2] & ~(nc | nl | nr), rows[last2 + 1] & ~(nc | (nl << 1) | (nr >> 1)));
+            continue;
+        }
+        stack[(row - depth) * stride + lane_slot] = make_uint4(avail, cols, ld, rd);
+        ++row;
+        cols = nc; ld = nl; rd = nr;
+        avail = rows[row] & ~(cols | ld | rd);
+    }
+
+    // Block reduction: warp shuffles, then one atomic per warp's leader into the totals.
+    solutions = warp_sum(solutions);
+    nodes = warp_sum(nodes);
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&totals[0], solutions);
+        atomicAdd(&totals[1], nodes);
+    }
+}

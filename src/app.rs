@@ -1,0 +1,139 @@
+//! The program's whole job: read every input, answer every case as soon as it is counted,
+//! and report the first bad input with where it is and what was expected.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::control::Control;
+use crate::parse::Parser;
+use crate::progress::Progress;
+use crate::solve::{Options, SolveError, Solver};
+
+/// Exit status: every case answered.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: an input was malformed or unreadable (earlier cases were answered).
+pub const EXIT_BAD_INPUT: i32 = 1;
+/// Exit status: the command line was wrong.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit status: the GPU was asked for and is not usable.
+pub const EXIT_NO_GPU: i32 = 3;
+
+/// Where boards come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Standard input.
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Input {
+    fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// Everything a run needs, parsed once from the command line.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Inputs in order; each restarts the case numbering, as if run on its own.
+    pub inputs: Vec<Input>,
+    /// How to solve.
+    pub solve: Options,
+    /// Print a line of statistics per case on stderr.
+    pub stats: bool,
+    /// Draw a progress bar on stderr for long cases.
+    pub progress: bool,
+}
+
+/// Runs the whole job, writing answers to `out` and diagnostics to stderr; returns the
+/// exit status. An interrupted run returns 128 plus the signal's number.
+pub fn run(config: &Config, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
+    let mut solver = match Solver::new(config.solve.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("nqueen: --backend gpu: {e}");
+            return EXIT_NO_GPU;
+        }
+    };
+    let mut status = EXIT_OK;
+    for input in &config.inputs {
+        let reader: Box<dyn BufRead> = match input {
+            Input::Stdin => Box::new(io::stdin().lock()),
+            Input::File(path) => match File::open(path) {
+                Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+                Err(e) => {
+                    eprintln!("nqueen: {}: {e}", path.display());
+                    status = EXIT_BAD_INPUT;
+                    continue;
+                }
+            },
+        };
+        match answer_all(reader, &input.name(), config, &mut solver, ctl, out) {
+            Ok(true) => {}
+            Ok(false) => status = EXIT_BAD_INPUT,
+            Err(Stop::Status(code)) => return code,
+            Err(Stop::Quiet) => return status,
+        }
+    }
+    status
+}
+
+/// Why a run ends before its inputs do.
+enum Stop {
+    /// With this exit status.
+    Status(i32),
+    /// Stdout was closed by its reader: nobody wants more answers.
+    Quiet,
+}
+
+/// Answers every case of one input; `Ok(false)` when it held bad input (reported).
+fn answer_all(
+    reader: impl BufRead,
+    name: &str,
+    config: &Config,
+    solver: &mut Solver,
+    ctl: &Arc<Control>,
+    out: &mut impl Write,
+) -> Result<bool, Stop> {
+    for (i, board) in Parser::new(reader).enumerate() {
+        let case = i + 1;
+        let board = match board {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("nqueen: {name}: {e}");
+                return Ok(false);
+            }
+        };
+        let report = {
+            let _bar = Progress::start(Arc::clone(ctl), case, config.progress);
+            solver.solve(&board, ctl)
+        };
+        let report = match report {
+            Ok(r) => r,
+            Err(SolveError::Interrupted) => return Err(Stop::Status(128 + ctl.signal().unwrap_or(2))),
+            Err(SolveError::Gpu(e)) => {
+                eprintln!("nqueen: {name}: case {case}: {e}");
+                return Err(Stop::Status(EXIT_NO_GPU));
+            }
+        };
+        // One write per line, flushed at once, so a later failure loses nothing.
+        let line = format!("Case {case}: {}\n", report.count);
+        if let Err(e) = out.write_all(line.as_bytes()).and_then(|_| out.flush()) {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return Err(Stop::Quiet);
+            }
+            eprintln!("nqueen: cannot write the answers: {e}");
+            return Err(Stop::Status(EXIT_BAD_INPUT));
+        }
+        if config.stats {
+            eprintln!("nqueen: {name}: case {case}: {report}");
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,115 @@
+//! A square board with obstacles, stored as one bit mask of free cells per row.
+
+use crate::symmetry::Sym;
+
+/// The largest board side: a row's cells must fit in one `u32` mask.
+pub const MAX_N: usize = 32;
+
+/// A board: `rows[r]` has bit `c` set when cell (r, c) is free for a queen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Board {
+    n: usize,
+    rows: Vec<u32>,
+}
+
+impl Board {
+    /// A board of side `n` from its row masks; `None` if `n` is out of range,
+    /// the row count differs from `n`, or a mask has a bit at column `n` or beyond.
+    pub fn from_rows(n: usize, rows: Vec<u32>) -> Option<Board> {
+        let full = full_mask(n)?;
+        (rows.len() == n && rows.iter().all(|&m| m & !full == 0)).then_some(Board { n, rows })
+    }
+
+    /// An empty board (no obstacles) of side `n`, `1 <= n <= 32`.
+    pub fn empty(n: usize) -> Option<Board> {
+        let full = full_mask(n)?;
+        Some(Board { n, rows: vec![full; n] })
+    }
+
+    /// Builds a board from a predicate saying which cells are free.
+    pub fn from_fn(n: usize, mut free: impl FnMut(usize, usize) -> bool) -> Option<Board> {
+        full_mask(n)?;
+        let rows = (0..n)
+            .map(|r| (0..n).filter(|&c| free(r, c)).fold(0u32, |m, c| m | 1 << c))
+            .collect();
+        Some(Board { n, rows })
+    }
+
+    /// The side length.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The free-cell masks, one per row, bit `c` for column `c`.
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    /// Whether cell (r, c) is free.
+    pub fn is_free(&self, r: usize, c: usize) -> bool {
+        self.rows[r] >> c & 1 == 1
+    }
+
+    /// The number of obstacle cells.
+    pub fn obstacles(&self) -> usize {
+        self.n * self.n - self.rows.iter().map(|m| m.count_ones() as usize).sum::<usize>()
+    }
+
+    /// The board seen through `sym`: cell `sym(r, c)` of the result is cell (r, c) of `self`.
+    pub fn transformed(&self, sym: Sym) -> Board {
+        let n = self.n;
+        let mut rows = vec![0u32; n];
+        for r in 0..n {
+            for c in 0..n {
+                if self.is_free(r, c) {
+                    let (r2, c2) = sym.apply(n, r, c);
+                    rows[r2] |= 1 << c2;
+                }
+            }
+        }
+        Board { n, rows }
+    }
+
+    /// The board as judge input text: `n`, then one line of `.` and `*` per row.
+    pub fn to_text(&self) -> String {
+        let mut s = format!("{}\n", self.n);
+        for r in 0..self.n {
+            s.extend((0..self.n).map(|c| if self.is_free(r, c) { '.' } else { '*' }));
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// The mask with the low `n` bits set, or `None` when `n` is not in `1..=MAX_N`.
+pub fn full_mask(n: usize) -> Option<u32> {
+    (1..=MAX_N).contains(&n).then(|| u32::MAX >> (MAX_N - n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_mask_covers_exactly_n_columns() {
+        assert_eq!(full_mask(1), Some(1));
+        assert_eq!(full_mask(8), Some(0xff));
+        assert_eq!(full_mask(32), Some(u32::MAX));
+        assert_eq!(full_mask(0), None);
+        assert_eq!(full_mask(33), None);
+    }
+
+    #[test]
+    fn from_rows_rejects_bits_outside_the_board() {
+        assert!(Board::from_rows(2, vec![0b11, 0b01]).is_some());
+        assert!(Board::from_rows(2, vec![0b111, 0b01]).is_none());
+        assert!(Board::from_rows(2, vec![0b11]).is_none());
+    }
+
+    #[test]
+    fn text_round_trips_obstacles() {
+        let b = Board::from_fn(3, |r, c| (r + c) % 2 == 0).unwrap();
+        assert_eq!(b.to_text(), "3\n.*.\n*.*\n.*.\n");
+        assert_eq!(b.obstacles(), 4);
+    }
+}

@@ -1,0 +1,111 @@
+//! The command line: every flag is defined and documented here, and parsed once into the
+//! library's [`Config`].
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+use nqueen::app::{Config, Input};
+use nqueen::cpu::Schedule;
+use nqueen::solve::{BackendChoice, Options};
+
+/// Counts the ways to place n non-attacking queens on n×n boards with obstacles.
+///
+/// Reads judge input: each case is a line with n, then n rows of n cells, '.' free and
+/// '*' an obstacle (a queen may not stand on one; obstacles do not block attacks). Input
+/// ends at end of file or at a line holding 0. Prints "Case k: count" for each case as
+/// soon as it is counted.
+///
+/// Exit status: 0 all answered, 1 bad or unreadable input (earlier cases are answered
+/// first), 2 bad command line, 3 --backend gpu with no usable GPU, 130 / 143 stopped by
+/// SIGINT / SIGTERM.
+#[derive(Parser, Debug)]
+#[command(name = "nqueen", version, max_term_width = 100)]
+pub struct Cli {
+    /// Input files, read in order; each restarts the case numbering. Standard input when
+    /// none is given, or for "-".
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+
+    /// Which counter to use: auto picks the GPU when one is usable and the board is big
+    /// enough to gain from it, else the CPU.
+    #[arg(short, long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
+
+    /// Worker threads for the CPU counter [default: all cores].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+
+    /// How the CPU hands prefixes to its threads: steal (small chunks, work stealing) or
+    /// static (fixed chunks of 1024, as OpenMP's schedule(static, 1024)).
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Steal)]
+    schedule: ScheduleArg,
+
+    /// Search every board as it is: no orientation choice, no symmetry (for testing and timing).
+    #[arg(long)]
+    no_symmetry: bool,
+
+    /// GPUs to use, as a comma-separated list of ordinals [default: all visible].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    devices: Option<Vec<usize>>,
+
+    /// Prefixes to expand for the GPU (tuning; the default suits large chips).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    gpu_prefixes: Option<u64>,
+
+    /// Print per case, on stderr: n, obstacles, backend, orientation, symmetry, prefixes,
+    /// depth, nodes, wall time and nodes per second.
+    #[arg(long)]
+    stats: bool,
+
+    /// Never draw the progress bar (it is drawn only when stderr is a terminal).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ScheduleArg {
+    Steal,
+    Static,
+}
+
+impl Cli {
+    /// The thread count asked for, if any.
+    pub fn threads(&self) -> Option<usize> {
+        self.threads.map(usize::from)
+    }
+
+    /// The run's configuration; `stderr_is_terminal` decides whether a bar may be drawn.
+    pub fn config(&self, stderr_is_terminal: bool) -> Config {
+        let inputs = if self.files.is_empty() {
+            vec![Input::Stdin]
+        } else {
+            self.files.iter().map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::File(f.clone()) }).collect()
+        };
+        Config {
+            inputs,
+            solve: Options {
+                backend: match self.backend {
+                    BackendArg::Auto => BackendChoice::Auto,
+                    BackendArg::Cpu => BackendChoice::Cpu,
+                    BackendArg::Gpu => BackendChoice::Gpu,
+                },
+                schedule: match self.schedule {
+                    ScheduleArg::Steal => Schedule::Steal,
+                    ScheduleArg::Static => Schedule::Static,
+                },
+                no_symmetry: self.no_symmetry,
+                devices: self.devices.clone(),
+                gpu_prefixes: self.gpu_prefixes.map(|n| n as usize),
+            },
+            stats: self.stats,
+            progress: stderr_is_terminal && !self.quiet,
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The CPU counter: every prefix's completions counted by an iterative bitmask search,
+//! spread over a rayon pool with either static chunks or work stealing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::control::{Control, Interrupted};
+use crate::plan::Plan;
+use crate::prefix::{Prefix, Prefixes};
+
+/// Solutions (weighted) and search nodes, summed over some prefixes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Weighted solution count.
+    pub solutions: u64,
+    /// Queens placed by the search loop (the last two rows are counted in closed form).
+    pub nodes: u64,
+}
+
+impl std::ops::Add for Tally {
+    type Output = Tally;
+    fn add(self, o: Tally) -> Tally {
+        Tally { solutions: self.solutions + o.solutions, nodes: self.nodes + o.nodes }
+    }
+}
+
+/// How prefixes are handed to the pool's threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// Fixed chunks of [`STATIC_CHUNK`] prefixes, chunk `i` to thread `i % threads`, as
+    /// the exercise's OpenMP `schedule(static, 1024)` does.
+    Static,
+    /// Small chunks that idle threads steal from busy ones (rayon's own scheduling).
+    #[default]
+    Steal,
+}
+
+/// Prefixes per chunk in the static schedule.
+pub const STATIC_CHUNK: usize = 1024;
+/// Prefixes per chunk in the stealing schedule: small enough to balance, large enough
+/// that the bookkeeping stays out of the profile.
+pub const STEAL_CHUNK: usize = 16;
+
+/// Counts all of `prefixes` on the current rayon pool, checking `ctl` between chunks.
+pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
+    let chunk = |items: &[Prefix]| -> Result<Tally, Interrupted> {
+        ctl.check()?;
+        let t = items.iter().fold(Tally::default(), |acc, p| {
+            let (solutions, nodes) = count_prefix(&plan.boards[p.board as usize], prefixes.depth, p);
+            acc + Tally { solutions: solutions * plan.weights[p.board as usize], nodes }
+        });
+        ctl.advance(items.len() as u64);
+        Ok(t)
+    };
+    match schedule {
+        Schedule::Steal => prefixes
+            .items
+            .par_chunks(STEAL_CHUNK)
+            .map(chunk)
+            .try_reduce(Tally::default, |a, b| Ok(a + b)),
+        Schedule::Static => {
+            let threads = rayon::current_num_threads();
+            let chunks: Vec<&[Prefix]> = prefixes.items.chunks(STATIC_CHUNK).collect();
+            let solutions = AtomicU64::new(0);
+            let nodes = AtomicU64::new(0);
+            let outcome: Vec<Result<(), Interrupted>> = rayon::broadcast(|ctx| {
+                let mine = chunks.iter().skip(ctx.index()).step_by(threads);
+                let t = mine.map(|c| chunk(c)).try_fold(Tally::default(), |a, b| b.map(|b| a + b))?;
+                solutions.fetch_add(t.solutions, Ordering::Relaxed);
+                nodes.fetch_add(t.nodes, Ordering::Relaxed);
+                Ok(())
+            });
+            outcome.into_iter().collect::<Result<(), _>>()?;
+            Ok(Tally { solutions: solutions.into_inner(), nodes: nodes.into_inner() })
+        }
+    }
+}
+
+/// Completions of prefix `p` (at row `depth`) on the board `rows`: (solutions, nodes).
+pub fn count_prefix(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has just been seen to support popcnt.
+            return unsafe { count_prefix_popcnt(rows, depth, p) };
+        }
+    }
+    search(rows, depth, p)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn count_prefix_popcnt(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
+    search(rows, depth, p)
+}
+
+/// The hot loop: an iterative depth-first search with an explicit stack.
+#[inline(always)]
+fn search(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
+    let n = rows.len();
+    if depth + 2 >= n {
+        return (small_tail(rows, depth, p), 0);
+    }
+    let last2 = n - 2;
+    // Per row: the cells not yet tried, and the state to return to.
+    let mut stack = [[0u32; 4]; 32];
+    let (mut row, mut cols, mut ld, mut rd) = (depth, p.cols, p.ld, p.rd);
+    let mut avail = rows[row] & !(cols | ld | rd);
+    let (mut total, mut nodes) = (0u64, 0u64);
+    loop {
+        if avail == 0 {
+            if row == depth {
+                break;
+            }
+            row -= 1;
+            [avail, cols, ld, rd] = stack[row];
+            continue;
+        }
+        // Lowest set bit: two's complement leaves only it in common with avail.
+        let bit = avail & avail.wrapping_neg();
+        avail ^= bit;
+        nodes += 1;
+        let (nc, nl, nr) = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+        if row + 1 == last2 {
+            total += last_two_rows(rows[last2] & !(nc | nl | nr), rows[last2 + 1] & !(nc | nl << 1 | nr >> 1));
+            continue;
+        }
+        stack[row] = [avail, cols, ld, rd];
+        row += 1;
+        (cols, ld, rd) = (nc, nl, nr);
+        avail = rows[row] & !(cols | ld | rd);
+    }
+    (total, nodes)
+}
+
+/// Solutions of the last two rows, in closed form: `a` is row n-2's free cells, `base` row
+/// n-1's free cells before the queen of row n-2 is placed. A queen at `b` in row n-2 takes
+/// exactly the cells b, b<<1 and b>>1 of row n-1 (distinct bits), so summing over the bits
+/// of `a` gives |a|·|base| minus the cells of `base` that `a`, `a<<1` and `a>>1` cover.
+#[inline(always)]
+fn last_two_rows(a: u32, base: u32) -> u64 {
+    let taken = (base & a).count_ones() + (base & a << 1).count_ones() + (base & a >> 1).count_ones();
+    (a.count_ones() * base.count_ones() - taken) as u64
+}
+
+/// Counts for a prefix within two rows of the end, where the search loop has no work.
+fn small_tail(rows: &[u32], depth: usize, p: &Prefix) -> u64 {
+    let n = rows.len();
+    let occupied = p.cols | p.ld | p.rd;
+    match n - depth {
+        0 => 1,
+        1 => (rows[depth] & !occupied).count_ones() as u64,
+        _ => last_two_rows(rows[depth] & !occupied, rows[depth + 1] & !(p.cols | p.ld << 1 | p.rd >> 1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::prefix::expand;
+
+    fn count_board(board: &Board, min_prefixes: usize, schedule: Schedule) -> u64 {
+        let plan = Plan::plain(board);
+        count(&plan, &expand(&plan, min_prefixes), schedule, &Control::default()).unwrap().solutions
+    }
+
+    #[test]
+    fn empty_boards_give_a000170_at_every_expansion_depth() {
+        let known = [1u64, 0, 0, 2, 10, 4, 40, 92, 352, 724];
+        for (i, &want) in known.iter().enumerate() {
+            let b = Board::empty(i + 1).unwrap();
+            for min in [1, 5, 50, 1_000_000] {
+                assert_eq!(count_board(&b, min, Schedule::Steal), want, "n={} min={min}", i + 1);
+                assert_eq!(count_board(&b, min, Schedule::Static), want, "n={} min={min}", i + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn last_two_rows_matches_enumeration() {
+        for a in 0u32..64 {
+            for base in 0u32..64 {
+                let slow: u64 = (0..6)
+                    .filter(|c| a >> c & 1 == 1)
+                    .map(|c| (base & !(1 << c | 1 << c << 1 | (1 << c) >> 1)).count_ones() as u64)
+                    .sum();
+                assert_eq!(last_two_rows(a, base), slow, "a={a:b} base={base:b}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cancelled_count_stops_with_an_error() {
+        let plan = Plan::plain(&Board::empty(10).unwrap());
+        let ctl = Control::default();
+        ctl.cancel();
+        assert!(count(&plan, &expand(&plan, 100), Schedule::Steal, &ctl).is_err());
+    }
+}

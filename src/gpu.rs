@@ -1,0 +1,380 @@
+//! The GPU counter, host side: finds the devices, compiles `kernels/count.cu` with NVRTC
+//! (cached on disk), streams prefixes to every device in bounded batches and sums the counts.
+//!
+//! A machine without CUDA is the normal case: [`Gpu::open`] then returns an error that says
+//! what is missing, and nothing panics. cudarc panics when a CUDA library is absent, so the
+//! libraries are looked for before the first cudarc call.
+
+use std::ffi::{c_char, CString};
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
+
+use crate::control::{Control, Interrupted};
+use crate::cpu::Tally;
+use crate::plan::Plan;
+use crate::prefix::{self, Prefix, Prefixes};
+
+/// The kernel's CUDA C source, compiled at run time.
+pub const KERNEL_SOURCE: &str = include_str!("../kernels/count.cu");
+const KERNEL_NAME: &str = "count_prefixes";
+
+/// Prefixes the GPU path aims for, so that every thread of a large chip has several.
+pub const GPU_TARGET: usize = 2 << 20;
+/// Prefixes per batch: bounds host and device memory (16 bytes each) whatever the board.
+pub const BATCH_CAP: usize = 4 << 20;
+/// Threads per block, unless the stack in shared memory needs a smaller block.
+const BLOCK: u32 = 128;
+/// Shared memory a block may use without raising the kernel's limit.
+const SHARED_LIMIT: usize = 48 * 1024;
+
+// SAFETY: `Prefix` is `repr(C)` of four `u32`s, exactly the kernel's `struct Prefix`.
+unsafe impl DeviceRepr for Prefix {}
+
+/// Why the GPU backend cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuError {
+    /// The CUDA driver library (libcuda) was not found.
+    NoDriver,
+    /// The NVRTC library (libnvrtc) was not found.
+    NoNvrtc,
+    /// The driver is there but shows no usable device.
+    NoDevice(String),
+    /// A CUDA call failed.
+    Driver(String),
+    /// NVRTC could not compile the kernel; holds its log.
+    Compile(String),
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuError::NoDriver => f.write_str("no CUDA driver found (libcuda is not installed or not on the library path)"),
+            GpuError::NoNvrtc => f.write_str("CUDA's run-time compiler NVRTC (libnvrtc) was not found; install the CUDA toolkit"),
+            GpuError::NoDevice(why) => write!(f, "no usable CUDA device: {why}"),
+            GpuError::Driver(why) => write!(f, "CUDA error: {why}"),
+            GpuError::Compile(log) => write!(f, "NVRTC could not compile the kernel:\n{log}"),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+fn driver_err(e: impl fmt::Display) -> GpuError {
+    GpuError::Driver(e.to_string())
+}
+
+/// Why a GPU count stopped.
+#[derive(Debug)]
+pub enum GpuCountError {
+    /// Cancelled by the user.
+    Interrupted,
+    /// The device failed.
+    Gpu(GpuError),
+}
+
+impl From<Interrupted> for GpuCountError {
+    fn from(_: Interrupted) -> Self {
+        GpuCountError::Interrupted
+    }
+}
+
+impl From<GpuError> for GpuCountError {
+    fn from(e: GpuError) -> Self {
+        GpuCountError::Gpu(e)
+    }
+}
+
+/// One device with the kernel loaded.
+struct Device {
+    ordinal: usize,
+    name: String,
+    stream: Arc<CudaStream>,
+    kernel: CudaFunction,
+    multiprocessors: u32,
+}
+
+/// The opened GPUs, ready to count.
+pub struct Gpu {
+    devices: Vec<Device>,
+}
+
+/// A finished GPU count.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuTally {
+    /// Weighted solutions and nodes.
+    pub tally: Tally,
+    /// Prefixes the kernels counted.
+    pub prefixes: u64,
+    /// Time spent in kernels and their transfers, summed over devices.
+    pub kernel_time: Duration,
+}
+
+impl Gpu {
+    /// Opens the devices `ordinals` (all visible devices when `None`) and loads the kernel.
+    pub fn open(ordinals: Option<&[usize]>) -> Result<Gpu, GpuError> {
+        // SAFETY: these only try to load the libraries; cudarc would panic without them.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(GpuError::NoDriver);
+        }
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return Err(GpuError::NoNvrtc);
+        }
+        cudarc::driver::result::init().map_err(|e| GpuError::NoDevice(e.to_string()))?;
+        let visible = CudaContext::device_count().map_err(|e| GpuError::NoDevice(e.to_string()))? as usize;
+        if visible == 0 {
+            return Err(GpuError::NoDevice("the driver reports no devices".into()));
+        }
+        let wanted: Vec<usize> = match ordinals {
+            Some(list) => list.to_vec(),
+            None => (0..visible).collect(),
+        };
+        let mut devices = Vec::with_capacity(wanted.len());
+        for ordinal in wanted {
+            if ordinal >= visible {
+                return Err(GpuError::NoDevice(format!("device {ordinal} asked for, but only {visible} visible")));
+            }
+            devices.push(Device::open(ordinal)?);
+        }
+        Ok(Gpu { devices })
+    }
+
+    /// The devices in use, for `--stats`: e.g. "0: NVIDIA H100 80GB HBM3".
+    pub fn describe(&self) -> String {
+        self.devices.iter().map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Counts the prefixes `extra` rows below `base`, spread over every device.
+    pub fn count(&self, plan: &Plan, base: &Prefixes, extra: usize, ctl: &Control) -> Result<GpuTally, GpuCountError> {
+        let depth = base.depth + extra;
+        let rows: Vec<u32> = plan.boards.iter().flatten().copied().collect();
+        let (sender, receiver) = sync_channel::<Vec<Prefix>>(self.devices.len());
+        let receiver = Mutex::new(receiver);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = self
+                .devices
+                .iter()
+                .map(|d| {
+                    let (rows, receiver) = (&rows, &receiver);
+                    scope.spawn(move || d.run(plan, rows, depth, receiver, ctl))
+                })
+                .collect();
+            // Batches are made here while the devices count the ones before.
+            let produced = prefix::for_each_batch(plan, base, extra, BATCH_CAP, |batch| {
+                ctl.check()?;
+                sender.send(batch.to_vec()).map_err(|_| Interrupted)
+            });
+            drop(sender);
+            let mut total = GpuTally { tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
+            let mut first_error = None;
+            for w in workers {
+                match w.join() {
+                    Ok(Ok(t)) => {
+                        total.tally = total.tally + t.tally;
+                        total.prefixes += t.prefixes;
+                        total.kernel_time += t.kernel_time;
+                    }
+                    Ok(Err(e)) => {
+                        first_error.get_or_insert(e);
+                    }
+                    Err(_) => {
+                        first_error.get_or_insert(GpuCountError::Gpu(GpuError::Driver("a GPU worker thread panicked".into())));
+                    }
+                }
+            }
+            if let Some(e) = first_error {
+                return Err(e);
+            }
+            // A send fails only when every worker has already stopped with an error.
+            produced?;
+            Ok(total)
+        })
+    }
+}
+
+impl Device {
+    fn open(ordinal: usize) -> Result<Device, GpuError> {
+        let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice(format!("device {ordinal}: {e}")))?;
+        let name = ctx.name().map_err(driver_err)?;
+        let multiprocessors = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(driver_err)? as u32;
+        let kernel = load_kernel(&ctx)?;
+        Ok(Device { ordinal, name, stream: ctx.default_stream(), kernel, multiprocessors })
+    }
+
+    /// Counts batches from `receiver` until it closes.
+    fn run(
+        &self,
+        plan: &Plan,
+        rows: &[u32],
+        depth: usize,
+        receiver: &Mutex<Receiver<Vec<Prefix>>>,
+        ctl: &Control,
+    ) -> Result<GpuTally, GpuCountError> {
+        let s = &self.stream;
+        s.context().bind_to_thread().map_err(driver_err)?;
+        let rows_dev = s.clone_htod(rows).map_err(driver_err)?;
+        let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
+        let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
+        let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
+        let (block, shared) = block_shape(plan.n, depth);
+        let per_sm = self.kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
+        let grid = self.multiprocessors * per_sm.max(1);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
+        let (n, depth) = (plan.n as i32, depth as i32);
+        let mut prefixes = 0u64;
+        let mut kernel_time = Duration::ZERO;
+        loop {
+            // The lock is held only while waiting for the next batch.
+            let batch = match receiver.lock() {
+                Ok(r) => r.recv(),
+                Err(_) => return Err(GpuError::Driver("a GPU worker thread panicked".into()).into()),
+            };
+            let Ok(batch) = batch else { break };
+            ctl.check()?;
+            let started = Instant::now();
+            let batch_dev = s.clone_htod(&batch).map_err(driver_err)?;
+            s.memset_zeros(&mut next).map_err(driver_err)?;
+            let count = batch.len() as u32;
+            let mut launch = s.launch_builder(&self.kernel);
+            launch.arg(&batch_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals);
+            // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
+            // every buffer holds as many elements as the kernel is told.
+            unsafe { launch.launch(cfg) }.map_err(driver_err)?;
+            s.synchronize().map_err(driver_err)?;
+            kernel_time += started.elapsed();
+            prefixes += batch.len() as u64;
+            ctl.advance(batch.len() as u64);
+        }
+        let t = s.clone_dtoh(&totals).map_err(driver_err)?;
+        Ok(GpuTally { tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, kernel_time })
+    }
+}
+
+/// Threads per block and shared bytes per block for prefixes at `depth` on an `n` board:
+/// each thread keeps one 16-byte stack entry per row it searches above the last two.
+pub fn block_shape(n: usize, depth: usize) -> (u32, usize) {
+    let levels = n.saturating_sub(depth + 3).max(1);
+    let per_thread = levels * 16;
+    let fit = (SHARED_LIMIT / per_thread) as u32 / 32 * 32;
+    let block = BLOCK.min(fit).max(32);
+    (block, block as usize * per_thread)
+}
+
+/// Loads the kernel for `ctx`'s device, compiling it with NVRTC unless a cached CUBIN for
+/// this source, these options and this compute capability is on disk.
+fn load_kernel(ctx: &Arc<CudaContext>) -> Result<CudaFunction, GpuError> {
+    let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
+    let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
+    let key = fnv1a(&[KERNEL_SOURCE.as_bytes(), options.join(" ").as_bytes()]);
+    let cached = cache_dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
+    if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
+            return module.load_function(KERNEL_NAME).map_err(driver_err);
+        }
+    }
+    let cubin = compile_cubin(&options)?;
+    if let Some(path) = cached {
+        store(&path, &cubin);
+    }
+    let module = ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?;
+    module.load_function(KERNEL_NAME).map_err(driver_err)
+}
+
+/// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
+fn compile_cubin(options: &[String]) -> Result<Vec<u8>, GpuError> {
+    let src = CString::new(KERNEL_SOURCE).map_err(|e| GpuError::Compile(e.to_string()))?;
+    let prog = nvrtc::create_program(&src, Some(c"count.cu")).map_err(|e| GpuError::Compile(e.to_string()))?;
+    // SAFETY: `prog` was just created and is destroyed once, below; buffers are sized by NVRTC.
+    let out = unsafe {
+        match nvrtc::compile_program(prog, options) {
+            Err(e) => {
+                let log = nvrtc::get_program_log(prog).unwrap_or_default();
+                let log: Vec<u8> = log.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+                Err(GpuError::Compile(format!("{e}: {}", String::from_utf8_lossy(&log))))
+            }
+            Ok(()) => {
+                let mut size = 0usize;
+                nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .and_then(|_| {
+                        let mut buf = vec![0u8; size];
+                        nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char).result().map(|_| buf)
+                    })
+                    .map_err(|e| GpuError::Compile(e.to_string()))
+            }
+        }
+    };
+    // SAFETY: `prog` is live and not used again.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    out
+}
+
+/// Where compiled kernels are kept: `$NQUEEN_CACHE_DIR`, else `$XDG_CACHE_HOME/nqueen`,
+/// else `~/.cache/nqueen`.
+fn cache_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("NQUEEN_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("nqueen")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
+}
+
+/// Writes `bytes` to `path` through a temporary file, so that a reader never sees half a
+/// file. A cache that cannot be written only costs the next run a compile.
+fn store(path: &std::path::Path, bytes: &[u8]) {
+    let Some(dir) = path.parent() else { return };
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&tmp, bytes)).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// 64-bit FNV-1a over several byte strings: a stable cache key across builds.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        h = (h ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_shape_keeps_the_stack_within_shared_memory() {
+        for n in 1..=32 {
+            for depth in 0..=n {
+                let (block, shared) = block_shape(n, depth);
+                assert!(block >= 32 && block % 32 == 0 && block <= BLOCK);
+                assert!(shared <= SHARED_LIMIT, "n={n} depth={depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn cache_keys_differ_when_the_options_do() {
+        assert_ne!(fnv1a(&[b"src", b"sm_90"]), fnv1a(&[b"src", b"sm_80"]));
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+    }
+
+    #[test]
+    fn opening_without_a_gpu_is_an_error_not_a_panic() {
+        // On CI (no CUDA) this returns an error; on a GPU machine it opens. Neither panics.
+        match Gpu::open(None) {
+            Ok(gpu) => assert!(!gpu.describe().is_empty()),
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
+    }
+}

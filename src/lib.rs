@@ -1,0 +1,18 @@
+//! nqueen: counts the ways to place n non-attacking queens on an n×n board with obstacles.
+//!
+//! Data flows one way: text is parsed into [`board::Board`]s ([`parse`]); each board gets a
+//! [`plan::Plan`] (orientation and symmetry, [`symmetry`]); the plan's first rows are
+//! expanded into [`prefix::Prefix`]es; a backend ([`cpu`] or [`gpu`]) counts them; and
+//! [`solve`] ties it together into one [`solve::Report`] per board.
+
+pub mod app;
+pub mod board;
+pub mod control;
+pub mod cpu;
+pub mod gpu;
+pub mod parse;
+pub mod plan;
+pub mod prefix;
+pub mod progress;
+pub mod solve;
+pub mod symmetry;

@@ -1,0 +1,266 @@
+//! One board in, one count out: plans the board, expands its prefixes, picks a backend and
+//! runs it. The rest of the program does not care which backend ran.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use crate::board::Board;
+use crate::control::{Control, Interrupted};
+use crate::cpu::{self, Schedule};
+use crate::gpu::{self, Gpu, GpuCountError, GpuError};
+use crate::plan::Plan;
+use crate::prefix::{self, Prefixes, CPU_TARGET};
+use crate::symmetry;
+
+/// Which counter to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The GPU when one is usable and the board is big enough to gain from it.
+    #[default]
+    Auto,
+    /// Always the CPU.
+    Cpu,
+    /// Always the GPU; an error when none is usable.
+    Gpu,
+}
+
+/// How to solve every board of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Which counter to use.
+    pub backend: BackendChoice,
+    /// How the CPU hands out prefixes.
+    pub schedule: Schedule,
+    /// Skip orientation and symmetry (for testing and timing).
+    pub no_symmetry: bool,
+    /// GPU ordinals to use; all visible ones when `None`.
+    pub devices: Option<Vec<usize>>,
+    /// Prefixes to aim for on the GPU; [`gpu::GPU_TARGET`] when `None`.
+    pub gpu_prefixes: Option<usize>,
+}
+
+/// Estimated CPU seconds above which `auto` moves a board to the GPU: below it, the GPU's
+/// start-up (context, module load, transfers) costs more than it saves.
+pub const AUTO_GPU_SECONDS: f64 = 0.25;
+/// Prefixes timed on the CPU to estimate a board's cost for `auto`.
+const SAMPLE: usize = 64;
+
+/// What happened on one board, for the answer and `--stats`.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The number of solutions.
+    pub count: u64,
+    /// Side length.
+    pub n: usize,
+    /// Obstacle cells.
+    pub obstacles: usize,
+    /// The symmetry the board was searched through.
+    pub orientation: &'static str,
+    /// The symmetries used, by name.
+    pub group: String,
+    /// Boards in the plan (one per orbit of frames, or 1).
+    pub boards: usize,
+    /// Prefixes counted and the rows they fill.
+    pub prefixes: u64,
+    /// Rows filled in each prefix.
+    pub depth: usize,
+    /// Search nodes (queens placed by the search loop).
+    pub nodes: u64,
+    /// Which backend and device ran it.
+    pub backend: String,
+    /// Wall time for the whole board.
+    pub elapsed: Duration,
+    /// Time in GPU kernels and transfers, apart from start-up.
+    pub kernel_time: Option<Duration>,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.elapsed.as_secs_f64();
+        write!(
+            f,
+            "n={} obstacles={} backend={} orientation={} symmetry={} boards={} prefixes={} depth={} nodes={} time={:.3}s nodes/s={:.3e}",
+            self.n,
+            self.obstacles,
+            self.backend,
+            self.orientation,
+            self.group,
+            self.boards,
+            self.prefixes,
+            self.depth,
+            self.nodes,
+            secs,
+            self.nodes as f64 / secs.max(1e-9),
+        )?;
+        if let Some(k) = self.kernel_time {
+            write!(f, " kernel={:.3}s", k.as_secs_f64())?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a board was not solved.
+#[derive(Debug)]
+pub enum SolveError {
+    /// Cancelled by the user.
+    Interrupted,
+    /// `--backend gpu` and no usable GPU, or the GPU failed.
+    Gpu(GpuError),
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::Interrupted => f.write_str("interrupted"),
+            SolveError::Gpu(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+impl From<Interrupted> for SolveError {
+    fn from(_: Interrupted) -> Self {
+        SolveError::Interrupted
+    }
+}
+
+/// The GPU, opened on first need so that small inputs never pay CUDA's start-up.
+enum GpuSlot {
+    Untried,
+    Ready(Gpu),
+    Unusable(GpuError),
+}
+
+/// Solves boards one after another with fixed options.
+pub struct Solver {
+    options: Options,
+    gpu: GpuSlot,
+    warned: bool,
+}
+
+impl Solver {
+    /// A solver; with `--backend gpu` the GPU is opened now, so that its absence is
+    /// reported before any input is read.
+    pub fn new(options: Options) -> Result<Solver, GpuError> {
+        let mut solver = Solver { options, gpu: GpuSlot::Untried, warned: false };
+        if solver.options.backend == BackendChoice::Gpu {
+            solver.gpu()?;
+        }
+        Ok(solver)
+    }
+
+    fn gpu(&mut self) -> Result<&Gpu, GpuError> {
+        if let GpuSlot::Untried = self.gpu {
+            self.gpu = match Gpu::open(self.options.devices.as_deref()) {
+                Ok(g) => GpuSlot::Ready(g),
+                Err(e) => GpuSlot::Unusable(e),
+            };
+        }
+        match &self.gpu {
+            GpuSlot::Ready(g) => Ok(g),
+            GpuSlot::Unusable(e) => Err(e.clone()),
+            GpuSlot::Untried => unreachable!("opened just above"),
+        }
+    }
+
+    /// Counts the solutions of `board`.
+    pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
+        let started = Instant::now();
+        let plan = if self.options.no_symmetry { Plan::plain(board) } else { Plan::optimized(board) };
+        let base = prefix::expand(&plan, CPU_TARGET);
+        let mut report = Report {
+            count: 0,
+            n: board.n(),
+            obstacles: board.obstacles(),
+            orientation: plan.orientation.name(),
+            group: symmetry::group_name(&plan.group),
+            boards: plan.boards.len(),
+            prefixes: base.items.len() as u64,
+            depth: base.depth,
+            nodes: 0,
+            backend: String::new(),
+            elapsed: Duration::ZERO,
+            kernel_time: None,
+        };
+        if self.wants_gpu(&plan, &base) {
+            match self.count_on_gpu(&plan, &base, ctl, &mut report) {
+                Ok(()) => {
+                    report.elapsed = started.elapsed();
+                    return Ok(report);
+                }
+                Err(GpuCountError::Interrupted) => return Err(SolveError::Interrupted),
+                Err(GpuCountError::Gpu(e)) if self.options.backend == BackendChoice::Gpu => return Err(SolveError::Gpu(e)),
+                Err(GpuCountError::Gpu(e)) => {
+                    eprintln!("nqueen: warning: the GPU failed, counting on the CPU instead: {e}");
+                    self.gpu = GpuSlot::Unusable(e);
+                }
+            }
+        }
+        ctl.begin(base.items.len() as u64, "cpu");
+        let tally = cpu::count(&plan, &base, self.options.schedule, ctl)?;
+        report.count = tally.solutions;
+        report.nodes = tally.nodes;
+        report.prefixes = base.items.len() as u64;
+        report.depth = base.depth;
+        report.backend = format!("cpu({} threads, {:?})", rayon::current_num_threads(), self.options.schedule).to_lowercase();
+        report.elapsed = started.elapsed();
+        Ok(report)
+    }
+
+    /// Whether this board goes to the GPU: always with `--backend gpu`; with `auto`, when a
+    /// GPU is usable and a timed sample says the CPU would take longer than the GPU's start-up.
+    fn wants_gpu(&mut self, plan: &Plan, base: &Prefixes) -> bool {
+        match self.options.backend {
+            BackendChoice::Cpu => false,
+            BackendChoice::Gpu => true,
+            BackendChoice::Auto => {
+                if estimated_cpu_seconds(plan, base) < AUTO_GPU_SECONDS {
+                    return false;
+                }
+                match self.gpu() {
+                    Ok(_) => true,
+                    Err(e) => {
+                        if !self.warned && !matches!(e, GpuError::NoDriver | GpuError::NoDevice(_)) {
+                            eprintln!("nqueen: warning: counting on the CPU: {e}");
+                        }
+                        self.warned = true;
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    fn count_on_gpu(&mut self, plan: &Plan, base: &Prefixes, ctl: &Control, report: &mut Report) -> Result<(), GpuCountError> {
+        let target = self.options.gpu_prefixes.unwrap_or(gpu::GPU_TARGET);
+        let gpu = self.gpu()?;
+        let (extra, total) = prefix::extra_depth_for(plan, base, target);
+        ctl.begin(total, "gpu");
+        let t = gpu.count(plan, base, extra, ctl)?;
+        report.count = t.tally.solutions;
+        report.nodes = t.tally.nodes;
+        report.prefixes = t.prefixes;
+        report.depth = base.depth + extra;
+        report.kernel_time = Some(t.kernel_time);
+        report.backend = format!("gpu({})", gpu.describe());
+        Ok(())
+    }
+}
+
+/// CPU seconds the whole board would take on this pool, from timing an even sample of its
+/// prefixes (at most 1/256 of the work when there are 16K of them).
+fn estimated_cpu_seconds(plan: &Plan, base: &Prefixes) -> f64 {
+    if base.depth >= plan.n || base.items.is_empty() {
+        return 0.0;
+    }
+    let step = (base.items.len() / SAMPLE).max(1);
+    let started = Instant::now();
+    let mut sampled = 0usize;
+    for p in base.items.iter().step_by(step) {
+        std::hint::black_box(cpu::count_prefix(&plan.boards[p.board as usize], base.depth, p));
+        sampled += 1;
+    }
+    let per_prefix = started.elapsed().as_secs_f64() / sampled as f64;
+    per_prefix * base.items.len() as f64 / rayon::current_num_threads() as f64
+}

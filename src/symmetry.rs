@@ -1,0 +1,304 @@
+//! The 8 symmetries of the square, the subgroup a board keeps, and the split of a board's
+//! solutions by their *frame* that lets the counter search one frame per orbit.
+//!
+//! Every solution has exactly one queen in the top row, the bottom row, the left column and
+//! the right column; those (at most four) queens are its frame. A symmetry `g` of the board
+//! maps the solutions with frame `F` one-to-one onto those with frame `g(F)`, so the count
+//! is the sum, over the orbits of frames under the board's group, of the orbit's size times
+//! the count for one frame in it. This holds for any subgroup and any obstacles, whatever
+//! symmetry the solutions themselves have, so no case needs a special rule.
+
+use crate::board::Board;
+
+/// One of the 8 symmetries of the square, acting on cells (row, column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sym {
+    /// Leaves every cell in place.
+    Identity,
+    /// Quarter turn clockwise.
+    Rot90,
+    /// Half turn.
+    Rot180,
+    /// Quarter turn anticlockwise.
+    Rot270,
+    /// Mirror left to right (columns reversed).
+    FlipColumns,
+    /// Mirror top to bottom (rows reversed).
+    FlipRows,
+    /// Mirror in the main diagonal (rows and columns swapped).
+    Transpose,
+    /// Mirror in the other diagonal.
+    AntiTranspose,
+}
+
+impl Sym {
+    /// All eight, identity first.
+    pub const ALL: [Sym; 8] = [
+        Sym::Identity,
+        Sym::Rot90,
+        Sym::Rot180,
+        Sym::Rot270,
+        Sym::FlipColumns,
+        Sym::FlipRows,
+        Sym::Transpose,
+        Sym::AntiTranspose,
+    ];
+
+    /// Where cell (r, c) of an `n`-board goes.
+    pub fn apply(self, n: usize, r: usize, c: usize) -> (usize, usize) {
+        let m = n - 1;
+        match self {
+            Sym::Identity => (r, c),
+            Sym::Rot90 => (c, m - r),
+            Sym::Rot180 => (m - r, m - c),
+            Sym::Rot270 => (m - c, r),
+            Sym::FlipColumns => (r, m - c),
+            Sym::FlipRows => (m - r, c),
+            Sym::Transpose => (c, r),
+            Sym::AntiTranspose => (m - c, m - r),
+        }
+    }
+
+    /// A short name for `--stats` and tests.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sym::Identity => "identity",
+            Sym::Rot90 => "rot90",
+            Sym::Rot180 => "rot180",
+            Sym::Rot270 => "rot270",
+            Sym::FlipColumns => "flip-columns",
+            Sym::FlipRows => "flip-rows",
+            Sym::Transpose => "transpose",
+            Sym::AntiTranspose => "anti-transpose",
+        }
+    }
+}
+
+/// The symmetries that map the board's obstacles onto themselves (always a subgroup).
+pub fn invariant_group(board: &Board) -> Vec<Sym> {
+    Sym::ALL.into_iter().filter(|&g| board.transformed(g) == *board).collect()
+}
+
+/// A short name for a subgroup of the square's symmetries, e.g. "D4" or "{id, flip-columns}".
+pub fn group_name(group: &[Sym]) -> String {
+    match group.len() {
+        8 => "D4 (all 8)".to_string(),
+        1 => "trivial".to_string(),
+        _ => format!("{{{}}}", group.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// A board restricted to the solutions with one frame, and how many frames it stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightedBoard {
+    /// Free cells once every cell the frame's queens attack is removed.
+    pub board: Board,
+    /// The size of the frame's orbit.
+    pub weight: u64,
+}
+
+/// Splits `board` into one restricted board per orbit of frames under `group` (which must
+/// be a subgroup that `board` is invariant under). The weighted counts sum to the board's.
+///
+/// The frame holds only the sides that `group` moves the top row onto: fixing a queen on a
+/// side other than the top repeats the top of the search once per position, so the fewer
+/// sides, the less work (with the column mirror alone, the frame is the top row: the
+/// classic "first queen in the left half, times two").
+pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
+    let n = board.n();
+    let sides = sides_reached(n, group);
+    let mut out = Vec::new();
+    for frame in frames(board, &sides) {
+        let images: Vec<Frame> = group.iter().map(|&g| frame.transformed(n, g, &sides)).collect();
+        // The frame stands for its orbit only if it is the orbit's least member.
+        if images.iter().any(|img| *img < frame) {
+            continue;
+        }
+        let mut distinct = images;
+        distinct.sort_unstable();
+        distinct.dedup();
+        out.push(WeightedBoard { board: frame.restrict(board, &sides), weight: distinct.len() as u64 });
+    }
+    out
+}
+
+/// A side of the board: the line of cells a frame holds one queen on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Top,
+    Bottom,
+    Left,
+    Right,
+}
+
+impl Side {
+    const ALL: [Side; 4] = [Side::Top, Side::Bottom, Side::Left, Side::Right];
+
+    /// The cell at `pos` along this side (column for rows, row for columns).
+    fn cell(self, n: usize, pos: usize) -> (usize, usize) {
+        match self {
+            Side::Top => (0, pos),
+            Side::Bottom => (n - 1, pos),
+            Side::Left => (pos, 0),
+            Side::Right => (pos, n - 1),
+        }
+    }
+
+    /// Where `cell` lies along this side, if it is on it.
+    fn position(self, n: usize, (r, c): (usize, usize)) -> Option<usize> {
+        match self {
+            Side::Top => (r == 0).then_some(c),
+            Side::Bottom => (r == n - 1).then_some(c),
+            Side::Left => (c == 0).then_some(r),
+            Side::Right => (c == n - 1).then_some(r),
+        }
+    }
+}
+
+/// The sides the top row is carried onto by the symmetries of `group`, top first.
+fn sides_reached(n: usize, group: &[Sym]) -> Vec<Side> {
+    // The images of the top row's middle-free cell (0, 1) fall on distinct sides; for n < 3
+    // there is no such cell, and every side is used.
+    if n < 3 {
+        return Side::ALL.to_vec();
+    }
+    Side::ALL
+        .into_iter()
+        .filter(|side| group.iter().any(|&g| side.position(n, g.apply(n, 0, 1)).is_some_and(|p| p != 0 && p != n - 1)))
+        .collect()
+}
+
+/// One queen's position on each side of a frame, in the order of the side list it was made
+/// with. A corner queen serves two sides.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Frame {
+    positions: Vec<usize>,
+}
+
+impl Frame {
+    fn cells(&self, n: usize, sides: &[Side]) -> Vec<(usize, usize)> {
+        sides.iter().zip(&self.positions).map(|(s, &p)| s.cell(n, p)).collect()
+    }
+
+    /// The frame `g` makes of this one; `sides` is closed under `g`, so every side finds
+    /// exactly one image queen on it (two queens of a frame never share a side).
+    fn transformed(&self, n: usize, g: Sym, sides: &[Side]) -> Frame {
+        let images: Vec<_> = self.cells(n, sides).into_iter().map(|(r, c)| g.apply(n, r, c)).collect();
+        let positions = sides
+            .iter()
+            .map(|s| images.iter().find_map(|&cell| s.position(n, cell)).expect("the sides are closed under the group"))
+            .collect();
+        Frame { positions }
+    }
+
+    /// The board with every cell attacked by a frame queen removed (the queens' own cells stay).
+    fn restrict(&self, board: &Board, sides: &[Side]) -> Board {
+        let queens = self.cells(board.n(), sides);
+        Board::from_fn(board.n(), |r, c| {
+            board.is_free(r, c) && queens.iter().all(|&q| q == (r, c) || !attacks(q, (r, c)))
+        })
+        .expect("same size as a valid board")
+    }
+}
+
+/// Every frame on `sides` that some solution of `board` could have: queens on free cells,
+/// a corner queen shared by both its sides, no two attacking each other.
+fn frames(board: &Board, sides: &[Side]) -> Vec<Frame> {
+    let mut out = Vec::new();
+    extend_frames(board, sides, &mut Vec::with_capacity(sides.len()), &mut out);
+    out
+}
+
+fn extend_frames(board: &Board, sides: &[Side], positions: &mut Vec<usize>, out: &mut Vec<Frame>) {
+    let n = board.n();
+    let Some(&side) = sides.get(positions.len()) else {
+        out.push(Frame { positions: positions.clone() });
+        return;
+    };
+    let placed: Vec<(usize, usize)> = sides.iter().zip(positions.iter()).map(|(s, &p)| s.cell(n, p)).collect();
+    for pos in 0..n {
+        let cell = side.cell(n, pos);
+        if !board.is_free(cell.0, cell.1) {
+            continue;
+        }
+        // Each earlier queen either is this very cell (a shared corner) or stays off this
+        // side and out of this cell's reach; and a corner cell must be the queen of every
+        // chosen side it lies on.
+        let fits = placed.iter().zip(sides).all(|(&q, &s)| {
+            if q == cell {
+                true
+            } else {
+                side.position(n, q).is_none() && s.position(n, cell).is_none() && !attacks(q, cell)
+            }
+        });
+        if fits {
+            positions.push(pos);
+            extend_frames(board, sides, positions, out);
+            positions.pop();
+        }
+    }
+}
+
+/// Whether queens on distinct cells `a` and `b` attack each other.
+fn attacks(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.0 == b.0 || a.1 == b.1 || a.0.abs_diff(b.0) == a.1.abs_diff(b.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eight_symmetries_are_distinct_and_closed() {
+        let n = 5;
+        let image = |g: Sym| -> Vec<(usize, usize)> { (0..n * n).map(|i| g.apply(n, i / n, i % n)).collect() };
+        let all: Vec<_> = Sym::ALL.iter().map(|&g| image(g)).collect();
+        for i in 0..8 {
+            for j in i + 1..8 {
+                assert_ne!(all[i], all[j]);
+            }
+        }
+        for &g in &Sym::ALL {
+            for &h in &Sym::ALL {
+                let gh: Vec<_> = (0..n * n)
+                    .map(|i| {
+                        let (r, c) = h.apply(n, i / n, i % n);
+                        g.apply(n, r, c)
+                    })
+                    .collect();
+                assert!(all.contains(&gh));
+            }
+        }
+    }
+
+    #[test]
+    fn the_frame_holds_the_sides_the_group_reaches() {
+        use Side::*;
+        let sides = |g: &[Sym]| sides_reached(7, g);
+        assert_eq!(sides(&[Sym::Identity, Sym::FlipColumns]), vec![Top]);
+        assert_eq!(sides(&[Sym::Identity, Sym::FlipRows]), vec![Top, Bottom]);
+        assert_eq!(sides(&[Sym::Identity, Sym::Transpose]), vec![Top, Left]);
+        assert_eq!(sides(&Sym::ALL), vec![Top, Bottom, Left, Right]);
+    }
+
+    #[test]
+    fn an_empty_board_keeps_all_eight() {
+        assert_eq!(invariant_group(&Board::empty(7).unwrap()).len(), 8);
+    }
+
+    #[test]
+    fn one_off_centre_obstacle_on_the_middle_row_leaves_the_row_mirror() {
+        let b = Board::from_fn(5, |r, c| (r, c) != (2, 0)).unwrap();
+        assert_eq!(invariant_group(&b), vec![Sym::Identity, Sym::FlipRows]);
+    }
+
+    #[test]
+    fn frame_weights_add_up_to_the_number_of_frames() {
+        let b = Board::empty(6).unwrap();
+        for group in [invariant_group(&b), vec![Sym::Identity, Sym::FlipColumns]] {
+            let sides = sides_reached(6, &group);
+            let total: u64 = frame_split(&b, &group).iter().map(|w| w.weight).sum();
+            assert_eq!(total, frames(&b, &sides).len() as u64);
+        }
+    }
+}
