@@ -192,6 +192,15 @@ mod tests {
     }
 
     #[test]
+    fn weighted_sums_are_64_bit() {
+        // 92 solutions of weight 2^33 each: past 32 bits, as the count of an empty 19x19 is.
+        let mut plan = Plan::plain(&Board::empty(8).unwrap());
+        plan.weights = vec![1 << 33];
+        let got = count(&plan, &expand(&plan, 100), Schedule::Steal, &Control::default()).unwrap();
+        assert_eq!(got.solutions, 92 << 33);
+    }
+
+    #[test]
     fn a_cancelled_count_stops_with_an_error() {
         let plan = Plan::plain(&Board::empty(10).unwrap());
         let ctl = Control::default();

@@ -39,7 +39,15 @@ impl Plan {
     /// The fastest plan found: the orientation with the smallest estimated search tree,
     /// then one board per orbit of frames under the oriented board's symmetries.
     pub fn optimized(board: &Board) -> Plan {
-        let Some(orientation) = best_orientation(board) else { return Plan::plain(board) };
+        match best_orientation(board) {
+            Some(orientation) => Plan::symmetric(board, orientation),
+            None => Plan::plain(board),
+        }
+    }
+
+    /// The board seen through `orientation`, split by frame orbits under all the symmetries
+    /// the oriented board keeps (one board of weight 1 when it keeps none).
+    pub fn symmetric(board: &Board, orientation: Sym) -> Plan {
         let oriented = board.transformed(orientation);
         let group = symmetry::invariant_group(&oriented);
         if group.len() == 1 {

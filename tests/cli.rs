@@ -1,0 +1,177 @@
+//! The real binary on the fixtures and on bad input, through assert_cmd.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn nqueen() -> Command {
+    Command::cargo_bin("nqueen").expect("the binary is built with the tests")
+}
+
+fn expected(input: &Path) -> String {
+    std::fs::read_to_string(input.with_extension("out")).expect("every fixture has a .out")
+}
+
+/// Runs every `fixtures/*.in` (or `fixtures/long/*.in`) and compares with its `.out`.
+fn check_fixtures(dir: &str, args: &[&str]) -> usize {
+    let mut inputs: Vec<_> = std::fs::read_dir(dir)
+        .expect("fixtures directory")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "in"))
+        .collect();
+    inputs.sort();
+    for input in &inputs {
+        nqueen().args(args).arg(input).assert().success().stdout(expected(input));
+    }
+    inputs.len()
+}
+
+#[test]
+fn every_fixture_gives_its_expected_output() {
+    assert!(check_fixtures("fixtures", &[]) >= 8);
+}
+
+#[test]
+fn every_fixture_gives_its_expected_output_without_symmetry_and_with_static_chunks() {
+    check_fixtures("fixtures", &["--no-symmetry", "--schedule", "static", "--threads", "3"]);
+}
+
+#[test]
+#[ignore = "empty 17x17 to 19x19 take minutes on a small machine; run with --ignored"]
+fn long_fixtures_give_their_expected_output() {
+    assert_eq!(check_fixtures("fixtures/long", &[]), 3);
+}
+
+#[test]
+fn reads_standard_input_and_dash() {
+    let sample = std::fs::read_to_string("fixtures/sample.in").unwrap();
+    nqueen().write_stdin(sample.clone()).assert().success().stdout("Case 1: 92\nCase 2: 1\n");
+    nqueen().arg("-").write_stdin(sample).assert().success().stdout("Case 1: 92\nCase 2: 1\n");
+}
+
+#[test]
+fn each_file_restarts_the_case_numbers() {
+    nqueen()
+        .args(["fixtures/sample.in", "fixtures/sample.in"])
+        .assert()
+        .success()
+        .stdout("Case 1: 92\nCase 2: 1\nCase 1: 92\nCase 2: 1\n");
+}
+
+#[test]
+fn empty_input_prints_nothing_and_succeeds() {
+    nqueen().write_stdin("").assert().success().stdout("");
+    nqueen().write_stdin("0\n").assert().success().stdout("");
+}
+
+/// Bad input: earlier cases answered, then one error line naming the line, status 1.
+fn bad(input: &str, answered: &str, message: &str) {
+    nqueen()
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stdout(answered.to_string())
+        .stderr(predicate::str::contains(message).and(predicate::str::contains("panicked").not()));
+}
+
+#[test]
+fn a_short_row_is_reported_with_its_line() {
+    bad("1\n.\n3\n...\n..\n...\n", "Case 1: 1\n", "<stdin>: line 5, column 1: row 2 of 3 has 2 cells, expected 3");
+}
+
+#[test]
+fn a_long_row_is_reported_with_its_line() {
+    bad("2\n...\n..\n", "", "line 2, column 1: row 1 of 2 has 3 cells, expected 2");
+}
+
+#[test]
+fn a_bad_cell_is_reported_with_its_line_and_column() {
+    bad("4\n.*..\n....\n..#.\n....\n", "", "line 4, column 3: expected '.' (free) or '*' (obstacle) in row 3 of 4, found \"#\"");
+}
+
+#[test]
+fn a_size_that_is_not_a_number_is_reported() {
+    bad("1\n.\nfive\n", "Case 1: 1\n", "line 3, column 1: expected a board size (a whole number from 1 to 32, or 0 to end), found \"five\"");
+}
+
+#[test]
+fn a_size_out_of_range_is_reported() {
+    bad("33\n", "", "line 1, column 1: board size \"33\" is out of range: expected 1 to 32, or 0 to end");
+    bad("1000000000\n", "", "out of range");
+}
+
+#[test]
+fn end_of_input_inside_a_board_is_reported() {
+    bad("1\n.\n4\n....\n....\n", "Case 1: 1\n", "the input ended inside the board of size 4 begun on line 3: expected row 3 of 4");
+}
+
+#[test]
+fn binary_garbage_is_an_error_not_a_panic() {
+    nqueen()
+        .write_stdin(vec![0u8, 159, 146, 150, 255, b'\n', 7])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("line 1, column 1: expected a board size").and(predicate::str::contains("panicked").not()));
+}
+
+#[test]
+fn later_files_are_still_answered_after_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.in");
+    std::fs::write(&broken, "2\n..\n").unwrap();
+    nqueen()
+        .arg(&broken)
+        .arg("fixtures/sample.in")
+        .assert()
+        .code(1)
+        .stdout("Case 1: 92\nCase 2: 1\n")
+        .stderr(predicate::str::contains("broken.in: line 2"));
+}
+
+#[test]
+fn a_missing_file_is_reported() {
+    nqueen().arg("no/such/file.in").assert().code(1).stderr(predicate::str::contains("no/such/file.in"));
+}
+
+#[test]
+fn a_bad_command_line_exits_2() {
+    nqueen().arg("--backend=tpu").assert().code(2);
+    nqueen().args(["--threads", "0"]).assert().code(2);
+    nqueen().arg("--no-such-flag").assert().code(2);
+}
+
+#[test]
+fn help_and_version_describe_the_tool() {
+    nqueen().arg("--help").assert().success().stdout(predicate::str::contains("Case k: count").and(predicate::str::contains("--backend")));
+    nqueen().arg("--version").assert().success().stdout(predicate::str::contains(env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn stats_go_to_stderr_and_leave_stdout_alone() {
+    nqueen()
+        .args(["--stats", "fixtures/sample.in"])
+        .assert()
+        .success()
+        .stdout("Case 1: 92\nCase 2: 1\n")
+        .stderr(predicate::str::contains("case 1: n=8 obstacles=0 backend=cpu").and(predicate::str::contains("nodes/s=")));
+}
+
+#[test]
+fn asking_for_the_gpu_without_one_exits_3_with_a_reason() {
+    if nqueen::gpu::Gpu::open(None).is_ok() {
+        eprintln!("skipped: a GPU is present here, so --backend gpu succeeds");
+        return;
+    }
+    nqueen()
+        .args(["--backend", "gpu", "fixtures/sample.in"])
+        .assert()
+        .code(3)
+        .stdout("")
+        .stderr(predicate::str::contains("--backend gpu:").and(predicate::str::contains("panicked").not()));
+}
+
+#[test]
+fn auto_backend_without_a_gpu_counts_on_the_cpu() {
+    nqueen().args(["--backend", "auto", "fixtures/empty_1_16.in"]).assert().success().stdout(expected(Path::new("fixtures/empty_1_16.in")));
+}

@@ -1,0 +1,78 @@
+//! The solver against the oracle on random boards, and against OEIS on empty ones.
+
+mod common;
+
+use common::{count_cpu, oracle, random_board, Rng, A000170};
+use nqueen::board::Board;
+use nqueen::control::Control;
+use nqueen::cpu::{self, Schedule};
+use nqueen::plan::Plan;
+use nqueen::prefix;
+use proptest::prelude::*;
+
+fn board_strategy() -> impl Strategy<Value = Board> {
+    (1usize..=10, 0u32..=60, any::<u64>()).prop_map(|(n, percent, seed)| {
+        random_board(&mut Rng::new(seed), n, percent as f64 / 100.0)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn matches_oracle_on_random_boards(board in board_strategy()) {
+        let want = oracle(&board);
+        prop_assert_eq!(count_cpu(&board, false), want, "{}", board.to_text());
+        prop_assert_eq!(count_cpu(&board, true), want, "{}", board.to_text());
+    }
+
+    #[test]
+    fn matches_oracle_at_every_expansion_depth_and_schedule(board in board_strategy(), min in 1usize..200) {
+        let want = oracle(&board);
+        for plan in [Plan::plain(&board), Plan::optimized(&board)] {
+            let prefixes = prefix::expand(&plan, min);
+            for schedule in [Schedule::Steal, Schedule::Static] {
+                let got = cpu::count(&plan, &prefixes, schedule, &Control::default()).unwrap().solutions;
+                prop_assert_eq!(got, want, "min={} {:?}\n{}", min, schedule, board.to_text());
+            }
+        }
+    }
+}
+
+#[test]
+fn matches_oracle_with_whole_rows_or_columns_blocked() {
+    let mut rng = Rng::new(7);
+    for _ in 0..200 {
+        let n = rng.range(1, 10);
+        let line = rng.range(0, n - 1);
+        let by_row = rng.chance(0.5);
+        let density = rng.range(0, 30) as f64 / 100.0;
+        let base = random_board(&mut rng, n, density);
+        let board = Board::from_fn(n, |r, c| base.is_free(r, c) && if by_row { r != line } else { c != line }).unwrap();
+        assert_eq!(count_cpu(&board, false), 0, "{}", board.to_text());
+        assert_eq!(oracle(&board), 0);
+    }
+    // One free cell per line still allows solutions: a blocked line is what forces zero.
+    let diagonal_only = Board::from_fn(4, |r, c| [(0, 1), (1, 3), (2, 0), (3, 2)].contains(&(r, c))).unwrap();
+    assert_eq!(count_cpu(&diagonal_only, false), 1);
+}
+
+#[test]
+fn empty_boards_match_oeis_a000170() {
+    for n in 1..=14 {
+        let board = Board::empty(n).unwrap();
+        assert_eq!(count_cpu(&board, false), A000170[n - 1], "n={n} with symmetry");
+        assert_eq!(count_cpu(&board, true), A000170[n - 1], "n={n} without symmetry");
+    }
+    // The oracle itself agrees with OEIS where it is fast enough to ask.
+    for n in 1..=8 {
+        assert_eq!(oracle(&Board::empty(n).unwrap()), A000170[n - 1]);
+    }
+}
+
+#[test]
+fn empty_boards_15_and_16_match_oeis_a000170_with_symmetry() {
+    for n in 15..=16 {
+        assert_eq!(count_cpu(&Board::empty(n).unwrap(), false), A000170[n - 1], "n={n}");
+    }
+}
