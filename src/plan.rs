@@ -22,7 +22,7 @@ pub struct Plan {
 
 /// Nodes the orientation estimate may spend per orientation; also the tree size under
 /// which a board is counted as it is, since planning would cost more than it saves.
-const PROBE_NODES: u64 = 100_000;
+const PROBE_NODES: u64 = 20_000;
 
 impl Plan {
     /// The board as it is, with weight 1: no orientation, no symmetry.

@@ -109,15 +109,18 @@ pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
     let sides = sides_reached(n, group);
     let mut out = Vec::new();
     for frame in frames(board, &sides) {
-        let images: Vec<Frame> = group.iter().map(|&g| frame.transformed(n, g, &sides)).collect();
+        let mut images = [frame; 8];
+        for (slot, &g) in images.iter_mut().zip(group) {
+            *slot = frame.transformed(n, g, &sides);
+        }
+        let images = &mut images[..group.len()];
         // The frame stands for its orbit only if it is the orbit's least member.
         if images.iter().any(|img| *img < frame) {
             continue;
         }
-        let mut distinct = images;
-        distinct.sort_unstable();
-        distinct.dedup();
-        out.push(WeightedBoard { board: frame.restrict(board, &sides), weight: distinct.len() as u64 });
+        images.sort_unstable();
+        let weight = 1 + images.windows(2).filter(|w| w[0] != w[1]).count() as u64;
+        out.push(WeightedBoard { board: frame.restrict(board, &sides), weight });
     }
     out
 }
@@ -169,33 +172,37 @@ fn sides_reached(n: usize, group: &[Sym]) -> Vec<Side> {
 }
 
 /// One queen's position on each side of a frame, in the order of the side list it was made
-/// with. A corner queen serves two sides.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// with (unused entries stay 0). A corner queen serves two sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Frame {
-    positions: Vec<usize>,
+    positions: [u8; 4],
 }
 
 impl Frame {
-    fn cells(&self, n: usize, sides: &[Side]) -> Vec<(usize, usize)> {
-        sides.iter().zip(&self.positions).map(|(s, &p)| s.cell(n, p)).collect()
+    fn cells(self, n: usize, sides: &[Side]) -> impl Iterator<Item = (usize, usize)> + '_ {
+        sides.iter().zip(self.positions).map(move |(s, p)| s.cell(n, p as usize))
     }
 
     /// The frame `g` makes of this one; `sides` is closed under `g`, so every side finds
     /// exactly one image queen on it (two queens of a frame never share a side).
     fn transformed(&self, n: usize, g: Sym, sides: &[Side]) -> Frame {
-        let images: Vec<_> = self.cells(n, sides).into_iter().map(|(r, c)| g.apply(n, r, c)).collect();
-        let positions = sides
-            .iter()
-            .map(|s| images.iter().find_map(|&cell| s.position(n, cell)).expect("the sides are closed under the group"))
-            .collect();
+        let mut images = [(0, 0); 4];
+        for (slot, (r, c)) in images.iter_mut().zip(self.cells(n, sides)) {
+            *slot = g.apply(n, r, c);
+        }
+        let images = &images[..sides.len()];
+        let mut positions = [0u8; 4];
+        for (slot, side) in positions.iter_mut().zip(sides) {
+            let pos = images.iter().find_map(|&cell| side.position(n, cell));
+            *slot = pos.expect("the sides are closed under the group") as u8;
+        }
         Frame { positions }
     }
 
     /// The board with every cell attacked by a frame queen removed (the queens' own cells stay).
     fn restrict(&self, board: &Board, sides: &[Side]) -> Board {
-        let queens = self.cells(board.n(), sides);
         Board::from_fn(board.n(), |r, c| {
-            board.is_free(r, c) && queens.iter().all(|&q| q == (r, c) || !attacks(q, (r, c)))
+            board.is_free(r, c) && self.cells(board.n(), sides).all(|q| q == (r, c) || !attacks(q, (r, c)))
         })
         .expect("same size as a valid board")
     }
@@ -212,7 +219,11 @@ fn frames(board: &Board, sides: &[Side]) -> Vec<Frame> {
 fn extend_frames(board: &Board, sides: &[Side], positions: &mut Vec<usize>, out: &mut Vec<Frame>) {
     let n = board.n();
     let Some(&side) = sides.get(positions.len()) else {
-        out.push(Frame { positions: positions.clone() });
+        let mut frame = Frame { positions: [0; 4] };
+        for (slot, &p) in frame.positions.iter_mut().zip(positions.iter()) {
+            *slot = p as u8;
+        }
+        out.push(frame);
         return;
     };
     let placed: Vec<(usize, usize)> = sides.iter().zip(positions.iter()).map(|(s, &p)| s.cell(n, p)).collect();

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The whole GPU check in one go, for one call on a GPU machine (no Rust needed there):
+#   1. the GPU backend on every fixture, long ones included, against the expected output;
+#   2. the GPU against the CPU on a few hundred random boards (n 4..16, 0..40% obstacles),
+#      with and without symmetry;
+#   3. compute-sanitizer memcheck and racecheck over the GPU backend on small fixtures;
+#   4. timings (process wall clock, compiled module cached, median of 3) of the benchmark
+#      boards on the GPU, and of the stress file on the CPU and the OpenMP baseline.
+# Fails (exit 1) on any difference. Results and logs go to $OUT (default target/gpu-check);
+# the table is printed last.
+#
+#   cargo build --release            # here
+#   scripts/gpu-check.sh             # there, from the repository root
+#
+# SKIP_SANITIZER=1 and SKIP_TIMING=1 leave those parts out; TIMING_INPUTS overrides the
+# list of inputs to time on the GPU.
+set -u
+BIN=${BIN:-target/release/nqueen}
+OUT=${OUT:-target/gpu-check}
+RUNS=${RUNS:-3}
+mkdir -p "$OUT"
+export NQUEEN_CACHE_DIR=${NQUEEN_CACHE_DIR:-/tmp/nqueen-cache}
+work=$(mktemp -d)
+failures=0
+log() { echo "$@" | tee -a "$OUT/check.log"; }
+fail() { log "FAIL: $*"; failures=$((failures + 1)); }
+
+nvidia-smi -L | tee "$OUT/device.txt"
+"$BIN" --version | tee -a "$OUT/device.txt"
+
+log "== 1. fixtures on the GPU"
+for f in fixtures/*.in fixtures/long/*.in; do
+    if "$BIN" --backend gpu "$f" > "$work/got" 2>> "$OUT/check.log" && diff -q "$work/got" "${f%.in}.out" > /dev/null; then
+        log "ok   $f"
+    else
+        fail "$f"
+    fi
+done
+
+log "== 2. GPU against CPU on random boards"
+python3 scripts/gen_boards.py --seed 3 --count 300 --n 4-16 --density 0-40 > "$work/random.in"
+python3 scripts/gen_boards.py --seed 4 --count 40 --n 14-17 --density 0-20 > "$work/random_big.in"
+for input in "$work/random.in" "$work/random_big.in"; do
+    for sym in "" "--no-symmetry"; do
+        "$BIN" --backend cpu $sym "$input" > "$work/cpu.out"
+        if "$BIN" --backend gpu $sym "$input" > "$work/gpu.out" 2>> "$OUT/check.log" && diff -q "$work/cpu.out" "$work/gpu.out" > /dev/null; then
+            log "ok   $(basename "$input") $sym: $(wc -l < "$work/gpu.out") cases agree"
+        else
+            fail "$(basename "$input") $sym: GPU and CPU differ"
+            diff "$work/cpu.out" "$work/gpu.out" | head -5 | tee -a "$OUT/check.log"
+        fi
+    done
+done
+
+if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
+    log "== 3. compute-sanitizer"
+    for tool in memcheck racecheck; do
+        if compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN" --backend gpu fixtures/sample.in fixtures/mixed_10_12.in > "$OUT/sanitizer-$tool.log" 2>&1; then
+            log "ok   $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tail -1)"
+        else
+            fail "$tool (see sanitizer-$tool.log)"
+            tail -20 "$OUT/sanitizer-$tool.log"
+        fi
+    done
+fi
+
+median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(x) for x in sys.argv[1:]):.3f}")' "$@"; }
+# Wall seconds of one run of "$@" (stdout to $work/t.out, stderr to $work/t.err).
+wall() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" > "$work/t.out" 2> "$work/t.err"
+    t1=$(date +%s.%N)
+    python3 -c "print($t1 - $t0)"
+}
+# Median of $RUNS wall-clock runs, after one run that fills the module cache.
+timed() {
+    local times=()
+    "$@" > /dev/null 2>&1
+    for _ in $(seq "$RUNS"); do times+=("$(wall "$@")"); done
+    median "${times[@]}"
+}
+
+if [ "${SKIP_TIMING:-0}" != 1 ]; then
+    log "== 4. timings"
+    table="$OUT/table.md"
+    echo "| input | mode | median wall s | kernel s | nodes/s | stats |" > "$table"
+    echo "|---|---|---|---|---|---|" >> "$table"
+    for f in ${TIMING_INPUTS:-fixtures/bench/empty_17.in fixtures/bench/empty_18.in fixtures/bench/empty_19.in fixtures/bench/empty_20.in fixtures/bench/stress.in fixtures/bench/density_19_10.in}; do
+        for mode in "" "--no-symmetry"; do
+            secs=$(timed "$BIN" --backend gpu $mode "$f")
+            "$BIN" --backend gpu --stats $mode "$f" > /dev/null 2> "$work/stats"
+            kernel=$(grep -o 'kernel=[0-9.]*' "$work/stats" | cut -d= -f2 | python3 -c 'import sys; print(f"{sum(float(x) for x in sys.stdin):.3f}")')
+            rate=$(grep -o 'nodes/s=[0-9.e+]*' "$work/stats" | head -1 | cut -d= -f2)
+            echo "| $(basename "$f") | gpu ${mode:-default} | $secs | ${kernel:-} | ${rate:-} | $(head -1 "$work/stats" | cut -c1-160 | tr '|' '/') |" >> "$table"
+            log "timed $f gpu $mode: $secs s"
+        done
+    done
+    cc -O2 -fopenmp benches/baseline/nqueen_omp.c -o "$work/omp"
+    threads=$(nproc)
+    for f in fixtures/bench/stress.in; do
+        base=$(wall env OMP_NUM_THREADS="$threads" "$work/omp" < "$f")
+        cp "$work/t.out" "$OUT/stress-baseline.out"
+        cpu=$(timed "$BIN" --backend cpu "$f")
+        gpu=$(timed "$BIN" --backend gpu "$f")
+        "$BIN" --backend gpu "$f" > "$work/gpu.out"
+        diff -q "$work/gpu.out" "$OUT/stress-baseline.out" > /dev/null || fail "stress: nqueen and the baseline differ"
+        echo "| $(basename "$f") | OpenMP baseline, $threads threads (1 run) | $base | | | |" >> "$table"
+        echo "| $(basename "$f") | nqueen cpu, $threads threads | $cpu | | | |" >> "$table"
+        echo "| $(basename "$f") | nqueen gpu | $gpu | | | baseline / gpu = $(python3 -c "print(f'{$base / $gpu:.1f}x')") |" >> "$table"
+    done
+    cat "$table"
+fi
+
+rm -rf "$work"
+log "== $failures failure(s)"
+[ "$failures" -eq 0 ]
