@@ -6,7 +6,7 @@
 // - The explicit stack lives in shared memory, laid out [level][thread] so that the lanes
 //   of a warp touch consecutive 16-byte words (no bank conflicts).
 // - The last two rows are counted in closed form (see last_two_rows), as on the CPU.
-// - Counts are 64-bit; each thread sums its own, a warp shuffle and one atomic per block
+// - Counts are 64-bit; each thread sums its own, warp shuffles and one atomic per warp
 //   reduce them.
 //
 // Compiled at run time by NVRTC; no standard headers are available there.
@@ -100,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(256) count_prefixes(
         avail = rows[row] & ~(cols | ld | rd);
     }
 
-    // Block reduction: warp shuffles, then one atomic per warp's leader into the totals.
+    // Reduction: warp shuffles, then one atomic per warp into the totals.
     solutions = warp_sum(solutions);
     nodes = warp_sum(nodes);
     if ((threadIdx.x & 31) == 0) {

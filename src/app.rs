@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::control::Control;
 use crate::parse::Parser;
 use crate::progress::Progress;
-use crate::solve::{Options, SolveError, Solver};
+use crate::solve::{BackendChoice, Options, SolveError, Solver};
 
 /// Exit status: every case answered.
 pub const EXIT_OK: i32 = 0;
@@ -54,13 +54,7 @@ pub struct Config {
 /// Runs the whole job, writing answers to `out` and diagnostics to stderr; returns the
 /// exit status. An interrupted run returns 128 plus the signal's number.
 pub fn run(config: &Config, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
-    let mut solver = match Solver::new(config.solve.clone()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("nqueen: --backend gpu: {e}");
-            return EXIT_NO_GPU;
-        }
-    };
+    let mut solver = Solver::new(config.solve.clone());
     let mut status = EXIT_OK;
     for input in &config.inputs {
         let reader: Box<dyn BufRead> = match input {
@@ -79,6 +73,13 @@ pub fn run(config: &Config, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
             Ok(false) => status = EXIT_BAD_INPUT,
             Err(Stop::Status(code)) => return code,
             Err(Stop::Quiet) => return status,
+        }
+    }
+    // Asked for the GPU and never needed it (no boards): still say when there is none.
+    if config.solve.backend == BackendChoice::Gpu {
+        if let Err(e) = solver.gpu() {
+            eprintln!("nqueen: --backend gpu: {e}");
+            return EXIT_NO_GPU;
         }
     }
     status
@@ -118,7 +119,7 @@ fn answer_all(
             Ok(r) => r,
             Err(SolveError::Interrupted) => return Err(Stop::Status(128 + ctl.signal().unwrap_or(2))),
             Err(SolveError::Gpu(e)) => {
-                eprintln!("nqueen: {name}: case {case}: {e}");
+                eprintln!("nqueen: --backend gpu: {name}: case {case}: {e}");
                 return Err(Stop::Status(EXIT_NO_GPU));
             }
         };

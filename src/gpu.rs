@@ -3,7 +3,8 @@
 //!
 //! A machine without CUDA is the normal case: [`Gpu::open`] then returns an error that says
 //! what is missing, and nothing panics. cudarc panics when a CUDA library is absent, so the
-//! libraries are looked for before the first cudarc call.
+//! libraries are looked for before the first cudarc call (NVRTC only when no compiled
+//! kernel is cached, since loading it costs start-up time).
 
 use std::ffi::{c_char, CString};
 use std::fmt;
@@ -18,7 +19,7 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
-use crate::prefix::{self, Prefix, Prefixes};
+use crate::prefix::{self, Deeper, Prefix, Prefixes};
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../kernels/count.cu");
@@ -122,9 +123,6 @@ impl Gpu {
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
         }
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(GpuError::NoNvrtc);
-        }
         cudarc::driver::result::init().map_err(|e| GpuError::NoDevice(e.to_string()))?;
         let visible = CudaContext::device_count().map_err(|e| GpuError::NoDevice(e.to_string()))? as usize;
         if visible == 0 {
@@ -149,9 +147,9 @@ impl Gpu {
         self.devices.iter().map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
     }
 
-    /// Counts the prefixes `extra` rows below `base`, spread over every device.
-    pub fn count(&self, plan: &Plan, base: &Prefixes, extra: usize, ctl: &Control) -> Result<GpuTally, GpuCountError> {
-        let depth = base.depth + extra;
+    /// Counts the prefixes `deeper.extra` rows below `base`, spread over every device.
+    pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, ctl: &Control) -> Result<GpuTally, GpuCountError> {
+        let depth = base.depth + deeper.extra;
         let rows: Vec<u32> = plan.boards.iter().flatten().copied().collect();
         let (sender, receiver) = sync_channel::<Vec<Prefix>>(self.devices.len());
         let receiver = Mutex::new(receiver);
@@ -165,9 +163,9 @@ impl Gpu {
                 })
                 .collect();
             // Batches are made here while the devices count the ones before.
-            let produced = prefix::for_each_batch(plan, base, extra, BATCH_CAP, |batch| {
+            let produced = prefix::for_each_batch(plan, base, deeper, BATCH_CAP, |batch| {
                 ctl.check()?;
-                sender.send(batch.to_vec()).map_err(|_| Interrupted)
+                sender.send(batch).map_err(|_| Interrupted)
             });
             drop(sender);
             let mut total = GpuTally { tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
@@ -268,18 +266,28 @@ pub fn block_shape(n: usize, depth: usize) -> (u32, usize) {
 }
 
 /// Loads the kernel for `ctx`'s device, compiling it with NVRTC unless a cached CUBIN for
-/// this source, these options and this compute capability is on disk.
+/// this source, these options and this compute capability is on disk. For kernel work,
+/// `NQUEEN_KERNEL_SOURCE=FILE` compiles FILE instead of the built-in source.
 fn load_kernel(ctx: &Arc<CudaContext>) -> Result<CudaFunction, GpuError> {
     let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
     let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
-    let key = fnv1a(&[KERNEL_SOURCE.as_bytes(), options.join(" ").as_bytes()]);
+    let source = match std::env::var_os("NQUEEN_KERNEL_SOURCE") {
+        Some(path) => std::fs::read_to_string(&path)
+            .map_err(|e| GpuError::Compile(format!("NQUEEN_KERNEL_SOURCE={}: {e}", path.to_string_lossy())))?,
+        None => KERNEL_SOURCE.to_string(),
+    };
+    let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
     let cached = cache_dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
     if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
         if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
             return module.load_function(KERNEL_NAME).map_err(driver_err);
         }
     }
-    let cubin = compile_cubin(&options)?;
+    // SAFETY: this only tries to load the library; cudarc would panic without it.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(GpuError::NoNvrtc);
+    }
+    let cubin = compile_cubin(&source, &options)?;
     if let Some(path) = cached {
         store(&path, &cubin);
     }
@@ -288,8 +296,8 @@ fn load_kernel(ctx: &Arc<CudaContext>) -> Result<CudaFunction, GpuError> {
 }
 
 /// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
-fn compile_cubin(options: &[String]) -> Result<Vec<u8>, GpuError> {
-    let src = CString::new(KERNEL_SOURCE).map_err(|e| GpuError::Compile(e.to_string()))?;
+fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> {
+    let src = CString::new(source).map_err(|e| GpuError::Compile(e.to_string()))?;
     let prog = nvrtc::create_program(&src, Some(c"count.cu")).map_err(|e| GpuError::Compile(e.to_string()))?;
     // SAFETY: `prog` was just created and is destroyed once, below; buffers are sized by NVRTC.
     let out = unsafe {

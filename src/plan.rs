@@ -69,9 +69,15 @@ impl Plan {
 fn best_orientation(board: &Board) -> Option<Sym> {
     let (depth, _) = probe_depth(board.rows())?;
     let mut best = (u64::MAX, Sym::Identity);
+    let mut seen: Vec<Board> = Vec::with_capacity(8);
     for g in Sym::ALL {
-        let rows = board.transformed(g).rows().to_vec();
-        let size = nodes_to_depth(&rows, depth, best.0);
+        // A symmetric board looks the same in several orientations: probe each look once.
+        let oriented = board.transformed(g);
+        if seen.contains(&oriented) {
+            continue;
+        }
+        let size = nodes_to_depth(oriented.rows(), depth, best.0);
+        seen.push(oriented);
         if size < best.0 {
             best = (size, g);
         }

@@ -1,6 +1,8 @@
 //! Partial boards ("prefixes"): the first rows of a plan's boards filled with queens, found
 //! breadth-first so that the counters have many independent pieces of work.
 
+use rayon::prelude::*;
+
 use crate::plan::Plan;
 
 /// The state after the first `depth` rows: occupied columns and the two diagonals' attacks
@@ -70,17 +72,32 @@ fn next_level(plan: &Plan, items: &[Prefix], depth: usize) -> Prefixes {
     Prefixes { depth: depth + 1, items: next }
 }
 
-/// How many rows past `base` to expand so that there are at least `min_items` prefixes
-/// (fewer if the board runs out of rows first), and how many there are then; counted
-/// without storing them.
-pub fn extra_depth_for(plan: &Plan, base: &Prefixes, min_items: usize) -> (usize, u64) {
-    let mut extra = 0;
-    let mut count = base.items.len() as u64;
-    while count < min_items as u64 && base.depth + extra < plan.n && count > 0 {
-        extra += 1;
-        count = base.items.iter().map(|p| count_at(plan, p, base.depth, extra)).sum();
+/// Prefixes further below a base level, known by count before any is stored.
+#[derive(Clone, Debug)]
+pub struct Deeper {
+    /// Rows past the base level.
+    pub extra: usize,
+    /// How many prefixes each base prefix has `extra` rows further down.
+    pub per_root: Vec<u64>,
+}
+
+impl Deeper {
+    /// All the prefixes, over every root.
+    pub fn total(&self) -> u64 {
+        self.per_root.iter().sum()
     }
-    (extra, count)
+}
+
+/// How many rows past `base` to expand so that there are at least `min_items` prefixes
+/// (fewer if the board runs out of rows first), counted in parallel without storing them.
+pub fn deeper(plan: &Plan, base: &Prefixes, min_items: usize) -> Deeper {
+    let mut level = Deeper { extra: 0, per_root: vec![1; base.items.len()] };
+    while level.total() < min_items as u64 && base.depth + level.extra < plan.n && level.total() > 0 {
+        let extra = level.extra + 1;
+        let per_root = base.items.par_iter().map(|p| count_at(plan, p, base.depth, extra)).collect();
+        level = Deeper { extra, per_root };
+    }
+    level
 }
 
 /// The number of descendants `extra` rows below `p` (which is at row `depth`).
@@ -98,55 +115,57 @@ fn count_at(plan: &Plan, p: &Prefix, depth: usize, extra: usize) -> u64 {
     total
 }
 
-/// Hands the prefixes `extra` rows below `base` to `sink` in batches of at most `cap`, in
-/// order, so that memory stays bounded however many there are. Stops early, returning the
-/// error, when `sink` fails.
+/// Hands the prefixes `deeper.extra` rows below `base` to `sink` in order, in batches of at
+/// most `cap` (or one root's prefixes, if a single root has more), so that memory stays
+/// bounded however many there are. Each batch is expanded in parallel. Stops early,
+/// returning the error, when `sink` fails.
 pub fn for_each_batch<E>(
     plan: &Plan,
     base: &Prefixes,
-    extra: usize,
+    deeper: &Deeper,
     cap: usize,
-    mut sink: impl FnMut(&[Prefix]) -> Result<(), E>,
+    mut sink: impl FnMut(Vec<Prefix>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let cap = cap.max(1);
-    let mut batch = Vec::with_capacity(cap.min(1 << 20));
-    let mut push = |p: Prefix, batch: &mut Vec<Prefix>| -> Result<(), E> {
-        batch.push(p);
-        if batch.len() == cap {
-            sink(batch)?;
-            batch.clear();
+    let mut start = 0;
+    while start < base.items.len() {
+        // The longest run of roots whose prefixes fit in one batch (at least one root).
+        let mut end = start;
+        let mut size = 0u64;
+        while end < base.items.len() && (end == start || size + deeper.per_root[end] <= cap as u64) {
+            size += deeper.per_root[end];
+            end += 1;
         }
-        Ok(())
-    };
-    let avail_at = |p: &Prefix, row: usize| p.avail(&plan.boards[p.board as usize], row);
-    let mut stack: Vec<(Prefix, usize, u32)> = Vec::with_capacity(extra + 1);
-    for root in &base.items {
-        if extra == 0 {
-            push(*root, &mut batch)?;
-            continue;
+        let mut batch = vec![Prefix::default(); size as usize];
+        let mut slots = Vec::with_capacity(end - start);
+        let mut rest = batch.as_mut_slice();
+        for &k in &deeper.per_root[start..end] {
+            let (mine, tail) = rest.split_at_mut(k as usize);
+            slots.push(mine);
+            rest = tail;
         }
-        // Depth-first below each root, so that only one path is held besides the batch.
-        stack.push((*root, base.depth, avail_at(root, base.depth)));
-        while let Some((p, row, avail)) = stack.last_mut() {
-            if *avail == 0 {
-                stack.pop();
-                continue;
-            }
-            let bit = *avail & avail.wrapping_neg();
-            *avail ^= bit;
-            let child = p.place(bit);
-            let child_row = *row + 1;
-            if child_row == base.depth + extra {
-                push(child, &mut batch)?;
-            } else {
-                stack.push((child, child_row, avail_at(&child, child_row)));
-            }
-        }
-    }
-    if !batch.is_empty() {
-        sink(&batch)?;
+        base.items[start..end].par_iter().zip(slots).for_each(|(root, slot)| {
+            let mut filled = 0;
+            fill(plan, root, base.depth, deeper.extra, slot, &mut filled);
+        });
+        sink(batch)?;
+        start = end;
     }
     Ok(())
+}
+
+/// Writes the descendants `extra` rows below `p` into `out` from `*filled` on.
+fn fill(plan: &Plan, p: &Prefix, row: usize, extra: usize, out: &mut [Prefix], filled: &mut usize) {
+    if extra == 0 {
+        out[*filled] = *p;
+        *filled += 1;
+        return;
+    }
+    let mut avail = p.avail(&plan.boards[p.board as usize], row);
+    while avail != 0 {
+        let bit = avail & avail.wrapping_neg();
+        avail ^= bit;
+        fill(plan, &p.place(bit), row + 1, extra - 1, out, filled);
+    }
 }
 
 #[cfg(test)]
@@ -176,17 +195,21 @@ mod tests {
     fn batches_hold_the_same_prefixes_as_a_full_expansion() {
         let plan = plain(9);
         let base = expand(&plan, 10);
-        let (extra, total) = extra_depth_for(&plan, &base, 2000);
+        let deeper = deeper(&plan, &base, 2000);
         let full = expand(&plan, 2000);
-        assert_eq!(base.depth + extra, full.depth);
+        assert_eq!(base.depth + deeper.extra, full.depth);
+        assert_eq!(deeper.total(), full.items.len() as u64);
+        let largest_root = *deeper.per_root.iter().max().unwrap() as usize;
         let mut streamed = Vec::new();
-        for_each_batch::<()>(&plan, &base, extra, 100, |b| {
-            assert!(b.len() <= 100);
-            streamed.extend_from_slice(b);
+        let mut batches = 0;
+        for_each_batch::<()>(&plan, &base, &deeper, 100, |b| {
+            assert!(b.len() <= 100.max(largest_root));
+            batches += 1;
+            streamed.extend(b);
             Ok(())
         })
         .unwrap();
+        assert!(batches > 1);
         assert_eq!(streamed, full.items);
-        assert_eq!(total, full.items.len() as u64);
     }
 }

@@ -70,6 +70,12 @@ pub struct Report {
     pub backend: String,
     /// Wall time for the whole board.
     pub elapsed: Duration,
+    /// Time to choose the orientation and split by symmetry.
+    pub plan_time: Duration,
+    /// Time to find and make the GPU's prefixes (the CPU's are part of `plan_time`'s sequel).
+    pub prefix_time: Duration,
+    /// Time spent waiting for the GPU to finish opening.
+    pub gpu_wait: Duration,
     /// Time in GPU kernels and transfers, apart from start-up.
     pub kernel_time: Option<Duration>,
 }
@@ -92,8 +98,15 @@ impl fmt::Display for Report {
             secs,
             self.nodes as f64 / secs.max(1e-9),
         )?;
+        write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
         if let Some(k) = self.kernel_time {
-            write!(f, " kernel={:.3}s", k.as_secs_f64())?;
+            write!(
+                f,
+                " gpu-open-wait={:.3}s gpu-prefixes={:.3}s kernel={:.3}s",
+                self.gpu_wait.as_secs_f64(),
+                self.prefix_time.as_secs_f64(),
+                k.as_secs_f64()
+            )?;
         }
         Ok(())
     }
@@ -125,9 +138,11 @@ impl From<Interrupted> for SolveError {
     }
 }
 
-/// The GPU, opened on first need so that small inputs never pay CUDA's start-up.
+/// The GPU, opened in the background from the start, so that CUDA's start-up overlaps
+/// reading and planning the first board.
 enum GpuSlot {
-    Untried,
+    None,
+    Opening(std::thread::JoinHandle<Result<Gpu, GpuError>>),
     Ready(Gpu),
     Unusable(GpuError),
 }
@@ -140,19 +155,25 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver; with `--backend gpu` the GPU is opened now, so that its absence is
-    /// reported before any input is read.
-    pub fn new(options: Options) -> Result<Solver, GpuError> {
-        let mut solver = Solver { options, gpu: GpuSlot::Untried, warned: false };
-        if solver.options.backend == BackendChoice::Gpu {
-            solver.gpu()?;
-        }
-        Ok(solver)
+    /// A solver; unless the backend is `cpu`, the GPU starts opening in the background.
+    pub fn new(options: Options) -> Solver {
+        let gpu = if options.backend == BackendChoice::Cpu {
+            GpuSlot::None
+        } else {
+            let devices = options.devices.clone();
+            GpuSlot::Opening(std::thread::spawn(move || Gpu::open(devices.as_deref())))
+        };
+        Solver { options, gpu, warned: false }
     }
 
-    fn gpu(&mut self) -> Result<&Gpu, GpuError> {
-        if let GpuSlot::Untried = self.gpu {
-            self.gpu = match Gpu::open(self.options.devices.as_deref()) {
+    /// The GPU, waiting for it to open if need be; an error when none is usable.
+    pub fn gpu(&mut self) -> Result<&Gpu, GpuError> {
+        if let GpuSlot::Opening(_) | GpuSlot::None = self.gpu {
+            let opened = match std::mem::replace(&mut self.gpu, GpuSlot::None) {
+                GpuSlot::Opening(handle) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
+                _ => Gpu::open(self.options.devices.as_deref()),
+            };
+            self.gpu = match opened {
                 Ok(g) => GpuSlot::Ready(g),
                 Err(e) => GpuSlot::Unusable(e),
             };
@@ -160,7 +181,7 @@ impl Solver {
         match &self.gpu {
             GpuSlot::Ready(g) => Ok(g),
             GpuSlot::Unusable(e) => Err(e.clone()),
-            GpuSlot::Untried => unreachable!("opened just above"),
+            GpuSlot::None | GpuSlot::Opening(_) => unreachable!("settled just above"),
         }
     }
 
@@ -168,6 +189,7 @@ impl Solver {
     pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let started = Instant::now();
         let plan = if self.options.no_symmetry { Plan::plain(board) } else { Plan::optimized(board) };
+        let plan_time = started.elapsed();
         let base = prefix::expand(&plan, CPU_TARGET);
         let mut report = Report {
             count: 0,
@@ -181,6 +203,9 @@ impl Solver {
             nodes: 0,
             backend: String::new(),
             elapsed: Duration::ZERO,
+            plan_time,
+            prefix_time: Duration::ZERO,
+            gpu_wait: Duration::ZERO,
             kernel_time: None,
         };
         if self.wants_gpu(&plan, &base) {
@@ -234,14 +259,17 @@ impl Solver {
 
     fn count_on_gpu(&mut self, plan: &Plan, base: &Prefixes, ctl: &Control, report: &mut Report) -> Result<(), GpuCountError> {
         let target = self.options.gpu_prefixes.unwrap_or(gpu::GPU_TARGET);
+        let started = Instant::now();
+        let deeper = prefix::deeper(plan, base, target);
+        report.prefix_time = started.elapsed();
         let gpu = self.gpu()?;
-        let (extra, total) = prefix::extra_depth_for(plan, base, target);
-        ctl.begin(total, "gpu");
-        let t = gpu.count(plan, base, extra, ctl)?;
+        report.gpu_wait = started.elapsed() - report.prefix_time;
+        ctl.begin(deeper.total(), "gpu");
+        let t = gpu.count(plan, base, &deeper, ctl)?;
         report.count = t.tally.solutions;
         report.nodes = t.tally.nodes;
         report.prefixes = t.prefixes;
-        report.depth = base.depth + extra;
+        report.depth = base.depth + deeper.extra;
         report.kernel_time = Some(t.kernel_time);
         report.backend = format!("gpu({})", gpu.describe());
         Ok(())
