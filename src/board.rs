@@ -50,6 +50,12 @@ impl Board {
         self.rows[r] >> c & 1 == 1
     }
 
+    /// The same board with cell (r, c) made an obstacle.
+    pub fn without(mut self, r: usize, c: usize) -> Board {
+        self.rows[r] &= !(1 << c);
+        self
+    }
+
     /// The number of obstacle cells.
     pub fn obstacles(&self) -> usize {
         self.n * self.n - self.rows.iter().map(|m| m.count_ones() as usize).sum::<usize>()
