@@ -127,26 +127,50 @@ fn probe_depth(rows: &[u32]) -> Option<(usize, u64)> {
 
 /// Nodes in the first `depth` rows of the search tree, stopping once past `limit`.
 fn nodes_to_depth(rows: &[u32], depth: usize, limit: u64) -> u64 {
-    fn walk(rows: &[u32], row: usize, depth: usize, cols: u32, ld: u32, rd: u32, budget: &mut u64) {
-        if row == depth || *budget == 0 {
-            return;
-        }
+    walk(rows, depth, limit).0
+}
+
+/// The board's (solutions, nodes) when its whole search tree has at most [`PROBE_NODES`]
+/// nodes: such boards are counted at once, with no planning, prefixes or thread pool.
+pub fn small_count(board: &Board) -> Option<(u64, u64)> {
+    let (nodes, leaves) = walk(board.rows(), board.n(), PROBE_NODES + 1);
+    (nodes <= PROBE_NODES).then_some((leaves, nodes))
+}
+
+/// Walks the first `depth` rows depth-first, stopping once past `limit` nodes; returns
+/// the nodes visited and how many of them are in row `depth - 1` (complete to `depth`).
+fn walk(rows: &[u32], depth: usize, limit: u64) -> (u64, u64) {
+    fn go(rows: &[u32], row: usize, depth: usize, (cols, ld, rd): (u32, u32, u32), budget: &mut u64, leaves: &mut u64) {
         let mut avail = rows[row] & !(cols | ld | rd);
         while avail != 0 && *budget > 0 {
             let bit = avail & avail.wrapping_neg();
             avail ^= bit;
             *budget -= 1;
-            walk(rows, row + 1, depth, cols | bit, (ld | bit) << 1, (rd | bit) >> 1, budget);
+            if row + 1 == depth {
+                *leaves += 1;
+            } else {
+                go(rows, row + 1, depth, (cols | bit, (ld | bit) << 1, (rd | bit) >> 1), budget, leaves);
+            }
         }
     }
-    let mut budget = limit;
-    walk(rows, 0, depth, 0, 0, 0, &mut budget);
-    limit - budget
+    let (mut budget, mut leaves) = (limit, 0);
+    if depth > 0 {
+        go(rows, 0, depth, (0, 0, 0), &mut budget, &mut leaves);
+    }
+    (limit - budget, leaves)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_trees_are_counted_by_the_probe() {
+        assert_eq!(small_count(&Board::empty(8).unwrap()).map(|c| c.0), Some(92));
+        assert_eq!(small_count(&Board::empty(1).unwrap()), Some((1, 1)));
+        assert_eq!(small_count(&Board::empty(3).unwrap()).map(|c| c.0), Some(0));
+        assert_eq!(small_count(&Board::empty(14).unwrap()), None);
+    }
 
     #[test]
     fn small_boards_are_counted_as_they_are() {

@@ -8,9 +8,9 @@ use crate::board::Board;
 use crate::control::{Control, Interrupted};
 use crate::cpu::{self, Schedule};
 use crate::gpu::{self, Gpu, GpuCountError, GpuError};
-use crate::plan::Plan;
+use crate::plan::{self, Plan};
 use crate::prefix::{self, Prefixes, CPU_TARGET};
-use crate::symmetry;
+use crate::symmetry::{self, Sym};
 
 /// Which counter to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -78,6 +78,29 @@ pub struct Report {
     pub gpu_wait: Duration,
     /// Time in GPU kernels and transfers, apart from start-up.
     pub kernel_time: Option<Duration>,
+}
+
+impl Report {
+    /// A board counted whole by the planner's probe, on the calling thread.
+    fn small(board: &Board, count: u64, nodes: u64, elapsed: Duration) -> Report {
+        Report {
+            count,
+            n: board.n(),
+            obstacles: board.obstacles(),
+            orientation: Sym::Identity.name(),
+            group: symmetry::group_name(&[Sym::Identity]),
+            boards: 1,
+            prefixes: 1,
+            depth: 0,
+            nodes,
+            backend: "cpu(probe: whole tree under the planning budget)".to_string(),
+            elapsed,
+            plan_time: elapsed,
+            prefix_time: Duration::ZERO,
+            gpu_wait: Duration::ZERO,
+            kernel_time: None,
+        }
+    }
 }
 
 impl fmt::Display for Report {
@@ -188,6 +211,11 @@ impl Solver {
     /// Counts the solutions of `board`.
     pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let started = Instant::now();
+        if self.options.backend != BackendChoice::Gpu {
+            if let Some((count, nodes)) = plan::small_count(board) {
+                return Ok(Report::small(board, count, nodes, started.elapsed()));
+            }
+        }
         let plan = if self.options.no_symmetry { Plan::plain(board) } else { Plan::optimized(board) };
         let plan_time = started.elapsed();
         let base = prefix::expand(&plan, CPU_TARGET);
