@@ -29,10 +29,11 @@ impl std::ops::Add for Tally {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Schedule {
     /// Fixed chunks of [`STATIC_CHUNK`] prefixes, chunk `i` to thread `i % threads`, as
-    /// the exercise's OpenMP `schedule(static, 1024)` does.
+    /// the exercise's OpenMP `schedule(static, 1024)` does. The default: on 2 threads it
+    /// measured as fast as stealing on plain boards and 1.3x faster on symmetric plans.
+    #[default]
     Static,
     /// Small chunks that idle threads steal from busy ones (rayon's own scheduling).
-    #[default]
     Steal,
 }
 
@@ -46,10 +47,11 @@ pub const STEAL_CHUNK: usize = 16;
 pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
     let chunk = |items: &[Prefix]| -> Result<Tally, Interrupted> {
         ctl.check()?;
-        let t = items.iter().fold(Tally::default(), |acc, p| {
-            let (solutions, nodes) = count_prefix(&plan.boards[p.board as usize], prefixes.depth, p);
-            acc + Tally { solutions: solutions * plan.weights[p.board as usize], nodes }
-        });
+        let mut t = Tally::default();
+        for p in items {
+            let (solutions, nodes) = count_prefix(&plan.boards[p.board as usize], prefixes.depth, p, ctl)?;
+            t = t + Tally { solutions: solutions * plan.weights[p.board as usize], nodes };
+        }
         ctl.advance(items.len() as u64);
         Ok(t)
     };
@@ -77,30 +79,35 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
     }
 }
 
+/// Nodes between looks at the cancel flag: about a millisecond of search.
+const CHECK_EVERY: u64 = 1 << 18;
+
 /// Completions of prefix `p` (at row `depth`) on the board `rows`: (solutions, nodes).
-pub fn count_prefix(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
+/// Stops with `Interrupted` within [`CHECK_EVERY`] nodes of `ctl` being cancelled.
+pub fn count_prefix(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU has just been seen to support popcnt.
-            return unsafe { count_prefix_popcnt(rows, depth, p) };
+            return unsafe { count_prefix_popcnt(rows, depth, p, ctl) };
         }
     }
-    search(rows, depth, p)
+    search(rows, depth, p, ctl)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-unsafe fn count_prefix_popcnt(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
-    search(rows, depth, p)
+unsafe fn count_prefix_popcnt(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
+    search(rows, depth, p, ctl)
 }
 
 /// The hot loop: an iterative depth-first search with an explicit stack.
 #[inline(always)]
-fn search(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
+fn search(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
     let n = rows.len();
     if depth + 2 >= n {
-        return (small_tail(rows, depth, p), 0);
+        ctl.check()?;
+        return Ok((small_tail(rows, depth, p), 0));
     }
     let last2 = n - 2;
     // Per row: the cells not yet tried, and the state to return to.
@@ -121,6 +128,9 @@ fn search(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
         let bit = avail & avail.wrapping_neg();
         avail ^= bit;
         nodes += 1;
+        if nodes % CHECK_EVERY == 0 {
+            ctl.check()?;
+        }
         let (nc, nl, nr) = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
         if row + 1 == last2 {
             total += last_two_rows(rows[last2] & !(nc | nl | nr), rows[last2 + 1] & !(nc | nl << 1 | nr >> 1));
@@ -131,7 +141,7 @@ fn search(rows: &[u32], depth: usize, p: &Prefix) -> (u64, u64) {
         (cols, ld, rd) = (nc, nl, nr);
         avail = rows[row] & !(cols | ld | rd);
     }
-    (total, nodes)
+    Ok((total, nodes))
 }
 
 /// Solutions of the last two rows, in closed form: `a` is row n-2's free cells, `base` row

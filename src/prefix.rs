@@ -44,7 +44,7 @@ pub struct Prefixes {
 }
 
 /// The CPU counter's target: the design card's "at least 16K partial boards".
-pub const CPU_TARGET: usize = 16 * 1024;
+pub const CPU_TARGET: usize = 128 * 1024;
 
 /// Expands row by row until there are at least `min_items` prefixes or the rows run out.
 /// Each row multiplies the count by at most `n`, so the result holds under `n * min_items`.
