@@ -1,1 +1,53 @@
-fn main() {}
+//! Criterion benchmarks of the parts: the counting core (nodes per second), the parser
+//! (bytes per second) and prefix expansion. Run with `cargo bench`.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use nqueen::board::Board;
+use nqueen::control::Control;
+use nqueen::cpu::{self, Schedule};
+use nqueen::parse::Parser;
+use nqueen::plan::Plan;
+use nqueen::prefix;
+
+/// A fixed board with a sprinkle of obstacles, the same on every run.
+fn sprinkled(n: usize) -> Board {
+    Board::from_fn(n, |r, c| (r * 7 + c * 13) % 17 != 0).expect("n within range")
+}
+
+fn counting_core(c: &mut Criterion) {
+    let mut group = c.benchmark_group("count");
+    group.sample_size(10);
+    for (name, board) in [("empty_12", Board::empty(12).unwrap()), ("sprinkled_13", sprinkled(13))] {
+        let plan = Plan::plain(&board);
+        let prefixes = prefix::expand(&plan, prefix::CPU_TARGET);
+        let ctl = Control::default();
+        // Nodes are fixed for a board, so elements/s here is nodes per second.
+        let nodes = cpu::count(&plan, &prefixes, Schedule::Static, &ctl).expect("not cancelled").nodes;
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(name, |b| b.iter(|| cpu::count(&plan, &prefixes, Schedule::Static, &ctl)));
+    }
+    group.finish();
+}
+
+fn parser(c: &mut Criterion) {
+    let text = std::fs::read("fixtures/bench/many_small.in").expect("run from the repository root");
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("many_small", |b| b.iter(|| Parser::new(text.as_slice()).filter(|r| r.is_ok()).count()));
+    group.finish();
+}
+
+fn expansion(c: &mut Criterion) {
+    let mut group = c.benchmark_group("expand");
+    for n in [16, 19] {
+        let board = Board::empty(n).unwrap();
+        group.bench_function(format!("plain_{n}_to_cpu_target"), |b| {
+            b.iter_batched(|| Plan::plain(&board), |plan| prefix::expand(&plan, prefix::CPU_TARGET), BatchSize::SmallInput)
+        });
+        group.bench_function(format!("symmetric_plan_{n}"), |b| b.iter(|| Plan::optimized(&board)));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, counting_core, parser, expansion);
+criterion_main!(benches);
