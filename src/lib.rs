@@ -4,6 +4,19 @@
 //! [`plan::Plan`] (orientation and symmetry, [`symmetry`]); the plan's first rows are
 //! expanded into [`prefix::Prefix`]es; a backend ([`cpu`] or [`gpu`]) counts them; and
 //! [`solve`] ties it together into one [`solve::Report`] per board.
+//!
+//! ```
+//! use nqueen::board::Board;
+//! use nqueen::control::Control;
+//! use nqueen::parse::Parser;
+//! use nqueen::solve::{BackendChoice, Options, Solver};
+//!
+//! let input = "4\n.*..\n....\n....\n....\n0\n";
+//! let board: Board = Parser::new(input.as_bytes()).next().unwrap().unwrap();
+//! let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
+//! let report = solver.solve(&board, &Control::default()).unwrap();
+//! assert_eq!(report.count, 1);
+//! ```
 
 pub mod app;
 pub mod board;

@@ -148,33 +148,26 @@ fn estimated_tree(rows: &[u32]) -> f64 {
 
 /// The board's (solutions, nodes) when its whole search tree has at most
 /// [`SMALL_TREE_NODES`] nodes: such boards are counted at once, with no planning, prefixes
-/// or thread pool.
+/// or thread pool. Stops looking once the tree is known to be larger.
 pub fn small_count(board: &Board) -> Option<(u64, u64)> {
-    let (nodes, leaves) = walk(board.rows(), board.n(), SMALL_TREE_NODES + 1);
-    (nodes <= SMALL_TREE_NODES).then_some((leaves, nodes))
-}
-
-/// Walks the first `depth` rows depth-first, stopping once past `limit` nodes; returns
-/// the nodes visited and how many of them are in row `depth - 1` (complete to `depth`).
-fn walk(rows: &[u32], depth: usize, limit: u64) -> (u64, u64) {
-    fn go(rows: &[u32], row: usize, depth: usize, (cols, ld, rd): (u32, u32, u32), budget: &mut u64, leaves: &mut u64) {
+    fn go(rows: &[u32], row: usize, (cols, ld, rd): (u32, u32, u32), budget: &mut u64, solutions: &mut u64) {
         let mut avail = rows[row] & !(cols | ld | rd);
         while avail != 0 && *budget > 0 {
             let bit = avail & avail.wrapping_neg();
             avail ^= bit;
             *budget -= 1;
-            if row + 1 == depth {
-                *leaves += 1;
+            if row + 1 == rows.len() {
+                *solutions += 1;
             } else {
-                go(rows, row + 1, depth, (cols | bit, (ld | bit) << 1, (rd | bit) >> 1), budget, leaves);
+                go(rows, row + 1, (cols | bit, (ld | bit) << 1, (rd | bit) >> 1), budget, solutions);
             }
         }
     }
-    let (mut budget, mut leaves) = (limit, 0);
-    if depth > 0 {
-        go(rows, 0, depth, (0, 0, 0), &mut budget, &mut leaves);
-    }
-    (limit - budget, leaves)
+    let limit = SMALL_TREE_NODES + 1;
+    let (mut budget, mut solutions) = (limit, 0);
+    go(board.rows(), 0, (0, 0, 0), &mut budget, &mut solutions);
+    let nodes = limit - budget;
+    (nodes <= SMALL_TREE_NODES).then_some((solutions, nodes))
 }
 
 #[cfg(test)]
