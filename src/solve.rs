@@ -254,8 +254,6 @@ impl Solver {
         let tally = cpu::count(&plan, &base, self.options.schedule, ctl)?;
         report.count = tally.solutions;
         report.nodes = tally.nodes;
-        report.prefixes = base.items.len() as u64;
-        report.depth = base.depth;
         report.backend = format!("cpu({} threads, {:?})", rayon::current_num_threads(), self.options.schedule).to_lowercase();
         report.elapsed = started.elapsed();
         Ok(report)
