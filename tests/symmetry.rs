@@ -57,13 +57,8 @@ fn every_subgroup_counts_like_the_oracle_and_like_no_symmetry() {
             let want = oracle(&board);
             // The split under this subgroup itself (which the planner may not choose).
             let split = frame_split(&board, &group);
-            let plan = Plan {
-                n,
-                boards: split.iter().map(|w| w.board.rows().to_vec()).collect(),
-                weights: split.iter().map(|w| w.weight).collect(),
-                orientation: Identity,
-                group: group.clone(),
-            };
+            let boards = split.iter().map(|w| w.board.rows().to_vec()).collect();
+            let plan = Plan::new(n, boards, split.iter().map(|w| w.weight).collect(), Identity, group.clone());
             assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, split:\n{}", board.to_text());
             // Every orientation, each with the planner's split forced whatever the tree size.
             for orientation in Sym::ALL {
