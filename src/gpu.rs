@@ -23,7 +23,8 @@ use crate::prefix::{self, Deeper, Prefix, Prefixes};
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../kernels/count.cu");
-const KERNEL_NAME: &str = "count_prefixes";
+/// The kernel's entry points: without and with the due-column check.
+const KERNEL_NAMES: [&str; 2] = ["count_prefixes", "count_prefixes_due"];
 
 /// Prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with symmetry),
 /// kernel time at 2M: 1.30 s, 8M: 0.78 s, 32M: 0.90 s: short subtrees balance better,
@@ -98,7 +99,8 @@ struct Device {
     ordinal: usize,
     name: String,
     stream: Arc<CudaStream>,
-    kernel: CudaFunction,
+    /// The entry points named in [`KERNEL_NAMES`], in that order.
+    kernels: [CudaFunction; 2],
     multiprocessors: u32,
 }
 
@@ -134,13 +136,18 @@ impl Gpu {
             Some(list) => list.to_vec(),
             None => (0..visible).collect(),
         };
-        let mut devices = Vec::with_capacity(wanted.len());
-        for ordinal in wanted {
-            if ordinal >= visible {
-                return Err(GpuError::NoDevice(format!("device {ordinal} asked for, but only {visible} visible")));
-            }
-            devices.push(Device::open(ordinal)?);
+        if let Some(&ordinal) = wanted.iter().find(|&&o| o >= visible) {
+            return Err(GpuError::NoDevice(format!("device {ordinal} asked for, but only {visible} visible")));
         }
+        // A device takes about 0.2 s to open (context, module): open them side by side.
+        let opened: Vec<Result<Device, GpuError>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = wanted.iter().map(|&ordinal| scope.spawn(move || Device::open(ordinal))).collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Driver("a thread opening a device panicked".into()))))
+                .collect()
+        });
+        let devices = opened.into_iter().collect::<Result<Vec<_>, _>>()?;
         Ok(Gpu { devices })
     }
 
@@ -152,7 +159,8 @@ impl Gpu {
     /// Counts the prefixes `deeper.extra` rows below `base`, spread over every device.
     pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, ctl: &Control) -> Result<GpuTally, GpuCountError> {
         let depth = base.depth + deeper.extra;
-        let rows: Vec<u32> = plan.boards.iter().flatten().copied().collect();
+        // Each row's free cells and due columns side by side: the kernel reads them as a uint2.
+        let rows: Vec<u32> = plan.boards.iter().zip(&plan.due).flat_map(|(b, d)| b.iter().zip(d).flat_map(|(&f, &d)| [f, d])).collect();
         let (sender, receiver) = sync_channel::<Vec<Prefix>>(self.devices.len());
         let receiver = Mutex::new(receiver);
         std::thread::scope(|scope| {
@@ -204,8 +212,8 @@ impl Device {
         let multiprocessors = ctx
             .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
             .map_err(driver_err)? as u32;
-        let kernel = load_kernel(&ctx)?;
-        Ok(Device { ordinal, name, stream: ctx.default_stream(), kernel, multiprocessors })
+        let kernels = load_kernels(&ctx)?;
+        Ok(Device { ordinal, name, stream: ctx.default_stream(), kernels, multiprocessors })
     }
 
     /// Counts batches from `receiver` until it closes.
@@ -223,8 +231,9 @@ impl Device {
         let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
         let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
         let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
+        let kernel = &self.kernels[usize::from(plan.due.iter().any(|d| crate::plan::due_matters(d, depth)))];
         let (block, shared) = block_shape(plan.n, depth);
-        let per_sm = self.kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
+        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
         let grid = self.multiprocessors * per_sm.max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let (n, depth) = (plan.n as i32, depth as i32);
@@ -242,7 +251,7 @@ impl Device {
             let batch_dev = s.clone_htod(&batch).map_err(driver_err)?;
             s.memset_zeros(&mut next).map_err(driver_err)?;
             let count = batch.len() as u32;
-            let mut launch = s.launch_builder(&self.kernel);
+            let mut launch = s.launch_builder(kernel);
             launch.arg(&batch_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
             // every buffer holds as many elements as the kernel is told.
@@ -267,10 +276,13 @@ pub fn block_shape(n: usize, depth: usize) -> (u32, usize) {
     (block, block as usize * per_thread)
 }
 
-/// Loads the kernel for `ctx`'s device, compiling it with NVRTC unless a cached CUBIN for
+/// Loads the kernel's entry points for `ctx`'s device, compiling it with NVRTC unless a cached CUBIN for
 /// this source, these options and this compute capability is on disk. For kernel work,
 /// `NQUEEN_KERNEL_SOURCE=FILE` compiles FILE instead of the built-in source.
-fn load_kernel(ctx: &Arc<CudaContext>) -> Result<CudaFunction, GpuError> {
+fn load_kernels(ctx: &Arc<CudaContext>) -> Result<[CudaFunction; 2], GpuError> {
+    let entry_points = |module: Arc<cudarc::driver::CudaModule>| -> Result<[CudaFunction; 2], GpuError> {
+        Ok([module.load_function(KERNEL_NAMES[0]).map_err(driver_err)?, module.load_function(KERNEL_NAMES[1]).map_err(driver_err)?])
+    };
     let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
     let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
     let source = match std::env::var_os("NQUEEN_KERNEL_SOURCE") {
@@ -282,7 +294,7 @@ fn load_kernel(ctx: &Arc<CudaContext>) -> Result<CudaFunction, GpuError> {
     let cached = cache_dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
     if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
         if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
-            return module.load_function(KERNEL_NAME).map_err(driver_err);
+            return entry_points(module);
         }
     }
     // SAFETY: this only tries to load the library; cudarc would panic without it.
@@ -293,8 +305,7 @@ fn load_kernel(ctx: &Arc<CudaContext>) -> Result<CudaFunction, GpuError> {
     if let Some(path) = cached {
         store(&path, &cubin);
     }
-    let module = ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?;
-    module.load_function(KERNEL_NAME).map_err(driver_err)
+    entry_points(ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?)
 }
 
 /// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
@@ -339,7 +350,10 @@ fn cache_dir() -> Option<PathBuf> {
 /// file. A cache that cannot be written only costs the next run a compile.
 fn store(path: &std::path::Path, bytes: &[u8]) {
     let Some(dir) = path.parent() else { return };
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // Devices are opened in parallel threads, so the process id alone is not unique.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nth = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp{}-{nth}", std::process::id()));
     let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&tmp, bytes)).and_then(|_| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);

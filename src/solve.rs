@@ -266,7 +266,7 @@ impl Solver {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
             BackendChoice::Auto => {
-                if estimated_cpu_seconds(plan, base) < AUTO_GPU_SECONDS {
+                if !cpu_would_take(plan, base, AUTO_GPU_SECONDS) {
                     return false;
                 }
                 match self.gpu() {
@@ -302,20 +302,26 @@ impl Solver {
     }
 }
 
-/// CPU seconds the whole board would take on this pool, from timing an even sample of its
-/// prefixes (at most 1/256 of the work when there are 16K of them).
-fn estimated_cpu_seconds(plan: &Plan, base: &Prefixes) -> f64 {
+/// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
+/// even sample of its prefixes (at most [`SAMPLE`]). Sampling stops as soon as the answer
+/// is known to be yes: on a large board the full sample would cost more than the GPU's whole
+/// count.
+fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
     if base.depth >= plan.n || base.items.is_empty() {
-        return 0.0;
+        return false;
     }
     let step = (base.items.len() / SAMPLE).max(1);
+    let planned = base.items.len().div_ceil(step);
+    let scale = base.items.len() as f64 / planned as f64 / rayon::current_num_threads() as f64;
     let never_cancelled = Control::default();
     let started = Instant::now();
-    let mut sampled = 0usize;
     for p in base.items.iter().step_by(step) {
-        let _ = std::hint::black_box(cpu::count_prefix(&plan.boards[p.board as usize], &plan.due[p.board as usize], base.depth, p, &never_cancelled));
-        sampled += 1;
+        let b = p.board as usize;
+        let _ = std::hint::black_box(cpu::count_prefix(&plan.boards[b], &plan.due[b], base.depth, p, &never_cancelled));
+        // The time so far over the whole sample's size can only grow into the estimate.
+        if started.elapsed().as_secs_f64() * scale >= seconds {
+            return true;
+        }
     }
-    let per_prefix = started.elapsed().as_secs_f64() / sampled as f64;
-    per_prefix * base.items.len() as f64 / rayon::current_num_threads() as f64
+    false
 }
