@@ -13,8 +13,9 @@
 #   cargo build --release            # here
 #   scripts/gpu-check.sh             # there, from the repository root
 #
-# SKIP_SANITIZER=1 and SKIP_TIMING=1 leave those parts out; TIMING_INPUTS overrides the
-# list of inputs to time on the GPU.
+# SKIP_SANITIZER=1 and SKIP_TIMING=1 leave those parts out, SKIP_STRESS_CPU=1 the stress
+# file's CPU and baseline runs (about 5 minutes on 16 threads); TIMING_INPUTS overrides
+# the list of inputs to time on the GPU.
 set -u
 BIN=${BIN:-target/release/nqueen}
 OUT=${OUT:-target/gpu-check}
@@ -99,7 +100,7 @@ if [ "${SKIP_TIMING:-0}" != 1 ]; then
     done
     cc -O2 -fopenmp benches/baseline/nqueen_omp.c -o "$work/omp"
     threads=$(nproc)
-    for f in fixtures/bench/stress.in; do
+    [ "${SKIP_STRESS_CPU:-0}" = 1 ] || for f in fixtures/bench/stress.in; do
         base=$(wall env OMP_NUM_THREADS="$threads" "$work/omp" < "$f")
         cp "$work/t.out" "$OUT/stress-baseline.out"
         cpu=$(wall "$BIN" --backend cpu "$f")

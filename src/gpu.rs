@@ -26,10 +26,25 @@ pub const KERNEL_SOURCE: &str = include_str!("../kernels/count.cu");
 /// The kernel's entry points: without and with the due-column check.
 const KERNEL_NAMES: [&str; 2] = ["count_prefixes", "count_prefixes_due"];
 
-/// Prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with symmetry),
-/// kernel time at 2M: 1.30 s, 8M: 0.78 s, 32M: 0.90 s: short subtrees balance better,
-/// until fetching prefixes costs more than it saves.
+/// The most prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with
+/// symmetry), kernel time at 2M: 1.30 s, 8M: 0.78 s, 32M: 0.90 s: short subtrees balance
+/// better, until fetching prefixes costs more than it saves.
 pub const GPU_TARGET: usize = 8 << 20;
+/// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
+/// with one.
+pub const GPU_MIN_TARGET: usize = 256 << 10;
+/// Search nodes per prefix that balance well: empty 19x19 with symmetry ran its 9e10 nodes
+/// in 0.64 s as 14M prefixes and in 1.14 s as 3M.
+const NODES_PER_PREFIX: f64 = 10_000.0;
+
+/// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
+/// boards get fewer than [`GPU_TARGET`]: on the stress file, making and sending 8M or more
+/// prefixes for boards that count in 0.1 s took longer than the counting (2.9 s in all,
+/// against 1.4 s with 1M).
+pub fn prefix_target(estimated_nodes: f64) -> usize {
+    ((estimated_nodes / NODES_PER_PREFIX) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
+}
+
 /// Prefixes per batch: bounds host and device memory (16 bytes each) whatever the board.
 pub const BATCH_CAP: usize = 4 << 20;
 /// Threads per block, unless the stack in shared memory needs a smaller block.
@@ -385,6 +400,13 @@ mod tests {
                 assert!(shared <= SHARED_LIMIT, "n={n} depth={depth}");
             }
         }
+    }
+
+    #[test]
+    fn small_trees_get_fewer_prefixes_within_bounds() {
+        assert_eq!(prefix_target(0.0), GPU_MIN_TARGET);
+        assert_eq!(prefix_target(1e15), GPU_TARGET);
+        assert!(prefix_target(1e10) > GPU_MIN_TARGET && prefix_target(1e10) < GPU_TARGET);
     }
 
     #[test]

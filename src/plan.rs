@@ -3,6 +3,7 @@
 //! CPU and the GPU count exactly the same thing.
 
 use crate::board::Board;
+use crate::prefix::{next_cells, Prefix};
 use crate::symmetry::{self, Sym};
 
 /// The boards to count and their weights: the case's answer is `sum(weight * count(board))`.
@@ -138,31 +139,63 @@ fn best_orientation(board: &Board) -> Option<Sym> {
 /// of the sum of the products of the branching factors met. Every orientation is dived
 /// with the same seeded random numbers, so that estimates compare fairly and plans repeat.
 fn estimated_tree(rows: &[u32]) -> f64 {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut total = 0.0;
-    for _ in 0..PROBE_DIVES {
-        let (mut cols, mut ld, mut rd) = (0u32, 0u32, 0u32);
-        let mut width = 1.0;
-        for &row in rows {
-            let mut avail = row & !(cols | ld | rd);
+    let mut rng = Dives::new();
+    (0..PROBE_DIVES).map(|_| rng.dive(rows, &[], &Prefix::default(), 0)).sum::<f64>() / PROBE_DIVES as f64
+}
+
+/// Knuth's estimate of the nodes below all of `prefixes` (at row `depth` of `plan`'s
+/// boards), from `dives` dives each starting at a prefix picked at random.
+pub fn estimated_nodes(plan: &Plan, prefixes: &[Prefix], depth: usize, dives: u32) -> f64 {
+    if prefixes.is_empty() {
+        return 0.0;
+    }
+    let mut rng = Dives::new();
+    let total: f64 = (0..dives)
+        .map(|_| {
+            let p = &prefixes[rng.below(prefixes.len() as u64) as usize];
+            let b = p.board as usize;
+            rng.dive(&plan.boards[b], &plan.due[b], p, depth)
+        })
+        .sum();
+    total / dives as f64 * prefixes.len() as f64
+}
+
+/// Random dives down a search tree (xorshift64: cheap, and the same sequence every time).
+struct Dives(u64);
+
+impl Dives {
+    fn new() -> Dives {
+        Dives(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// A number in `0..k`.
+    fn below(&mut self, k: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % k
+    }
+
+    /// One dive from `p` at row `row` to a leaf, taking a random branch at each row: the
+    /// sum of the products of the branching factors met (due columns pruning, if given).
+    fn dive(&mut self, rows: &[u32], due: &[u32], p: &Prefix, row: usize) -> f64 {
+        let (mut total, mut width) = (0.0, 1.0);
+        let mut at = *p;
+        for r in row..rows.len() {
+            let mut avail = next_cells(rows[r], due.get(r).copied().unwrap_or(0), at.cols, at.ld, at.rd);
             let k = avail.count_ones();
             if k == 0 {
                 break;
             }
             width *= k as f64;
             total += width;
-            // xorshift64: cheap, and the same sequence for every orientation.
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            for _ in 0..(state % k as u64) {
+            for _ in 0..self.below(k as u64) {
                 avail &= avail - 1;
             }
-            let bit = avail & avail.wrapping_neg();
-            (cols, ld, rd) = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+            at = at.place(avail & avail.wrapping_neg());
         }
+        total
     }
-    total / PROBE_DIVES as f64
 }
 
 /// The board's (solutions, nodes) when its whole search tree has at most
@@ -232,6 +265,27 @@ mod tests {
         assert_eq!(symmetry::invariant_group(&b), vec![Sym::Identity, Sym::FlipRows]);
         let plan = Plan::optimized(&b);
         assert!(plan.group.contains(&Sym::FlipColumns), "orientation {:?} kept group {:?}", plan.orientation, plan.group);
+    }
+
+    #[test]
+    fn the_tree_estimate_is_close_to_the_exact_size() {
+        fn exact(rows: &[u32], p: Prefix, row: usize) -> f64 {
+            let mut avail = next_cells(rows.get(row).copied().unwrap_or(0), 0, p.cols, p.ld, p.rd);
+            let mut total = 0.0;
+            while avail != 0 {
+                let bit = avail & avail.wrapping_neg();
+                avail ^= bit;
+                total += 1.0 + exact(rows, p.place(bit), row + 1);
+            }
+            total
+        }
+        let board = Board::from_fn(11, |r, c| (r * 7 + c * 3) % 10 != 0).unwrap();
+        let plan = Plan::plain(&board);
+        let base = crate::prefix::expand(&plan, 50);
+        let want: f64 = base.items.iter().map(|&p| exact(board.rows(), p, base.depth)).sum();
+        let got = estimated_nodes(&plan, &base.items, base.depth, 4096);
+        assert!((got / want - 1.0).abs() < 0.2, "estimate {got} against {want}");
+        assert_eq!(estimated_nodes(&plan, &[], 0, 10), 0.0);
     }
 
     #[test]

@@ -106,11 +106,14 @@ impl Deeper {
     }
 }
 
-/// How many rows past `base` to expand so that there are at least `min_items` prefixes
-/// (fewer if the board runs out of rows first), counted in parallel without storing them.
+/// How many rows past `base` to expand so that there are at least `min_items` prefixes,
+/// counted in parallel without storing them. Never past row n-3: the counters do the last
+/// rows in closed form, and a sparse board that never reaches `min_items` would otherwise
+/// be expanded to its leaves (0.12 s on a 15x15 of the stress file).
 pub fn deeper(plan: &Plan, base: &Prefixes, min_items: usize) -> Deeper {
     let mut level = Deeper { extra: 0, per_root: vec![1; base.items.len()] };
-    while level.total() < min_items as u64 && base.depth + level.extra < plan.n && level.total() > 0 {
+    let deepest = plan.n.saturating_sub(3);
+    while level.total() < min_items as u64 && base.depth + level.extra < deepest && level.total() > 0 {
         let extra = level.extra + 1;
         let per_root = base.items.par_iter().map(|p| count_at(plan, p, base.depth, extra)).collect();
         level = Deeper { extra, per_root };
@@ -218,6 +221,13 @@ mod tests {
     fn expansion_runs_out_of_rows_on_small_boards() {
         let p = expand(&plain(4), 1_000_000);
         assert_eq!((p.depth, p.items.len()), (4, 2));
+    }
+
+    #[test]
+    fn deeper_stops_three_rows_from_the_end() {
+        let plan = plain(8);
+        let base = expand(&plan, 1);
+        assert_eq!(base.depth + deeper(&plan, &base, usize::MAX).extra, 5);
     }
 
     #[test]

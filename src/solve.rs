@@ -35,13 +35,15 @@ pub struct Options {
     pub no_symmetry: bool,
     /// GPU ordinals to use; all visible ones when `None`.
     pub devices: Option<Vec<usize>>,
-    /// Prefixes to aim for on the GPU; [`gpu::GPU_TARGET`] when `None`.
+    /// Prefixes to aim for on the GPU; [`gpu::prefix_target`] of the estimated tree when `None`.
     pub gpu_prefixes: Option<usize>,
 }
 
 /// Estimated CPU seconds above which `auto` moves a board to the GPU: below it, the GPU's
 /// start-up (context, module load, transfers) costs more than it saves.
 pub const AUTO_GPU_SECONDS: f64 = 0.25;
+/// Random dives that estimate a board's search tree before it goes to the GPU (about 1 ms).
+const ESTIMATE_DIVES: u32 = 4096;
 /// Prefixes timed on the CPU to estimate a board's cost for `auto`.
 const SAMPLE: usize = 64;
 
@@ -284,8 +286,11 @@ impl Solver {
     }
 
     fn count_on_gpu(&mut self, plan: &Plan, base: &Prefixes, ctl: &Control, report: &mut Report) -> Result<(), GpuCountError> {
-        let target = self.options.gpu_prefixes.unwrap_or(gpu::GPU_TARGET);
         let started = Instant::now();
+        let target = self
+            .options
+            .gpu_prefixes
+            .unwrap_or_else(|| gpu::prefix_target(plan::estimated_nodes(plan, &base.items, base.depth, ESTIMATE_DIVES)));
         let deeper = prefix::deeper(plan, base, target);
         report.prefix_time = started.elapsed();
         let gpu = self.gpu()?;
