@@ -35,9 +35,9 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 
-    /// How the CPU hands prefixes to its threads: static (fixed chunks of 1024, dealt
-    /// round-robin, as OpenMP's schedule(static, 1024)) or steal (small chunks, work stealing).
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Static)]
+    /// How the CPU hands prefixes to its threads: steal (small chunks, work stealing) or
+    /// static (fixed chunks of 1024, dealt round-robin, as OpenMP's schedule(static, 1024)).
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Steal)]
     schedule: ScheduleArg,
 
     /// Search every board as it is: no orientation choice, no symmetry (for testing and timing).

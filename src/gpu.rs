@@ -33,9 +33,11 @@ pub const GPU_TARGET: usize = 8 << 20;
 /// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
 /// with one.
 pub const GPU_MIN_TARGET: usize = 256 << 10;
-/// Search nodes per prefix that balance well: empty 19x19 with symmetry ran its 9e10 nodes
-/// in 0.64 s as 14M prefixes and in 1.14 s as 3M.
-const NODES_PER_PREFIX: f64 = 10_000.0;
+/// Search nodes per prefix (at most, as the first level with enough prefixes is used) that
+/// balance well. Measured on the H100: an 18x18 stress board of 3.4e10 nodes counted in
+/// 0.19 s as 2.0M prefixes and as 12.6M alike; empty 19x19 with symmetry, 9e10 nodes, took
+/// 0.64 s as 14M prefixes but 1.14 s as 3.2M (28K nodes each).
+const NODES_PER_PREFIX: f64 = 20_000.0;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
 /// boards get fewer than [`GPU_TARGET`]: on the stress file, making and sending 8M or more
