@@ -49,6 +49,15 @@ pub fn prefix_target(estimated_nodes: f64) -> usize {
 
 /// Prefixes per batch: bounds host and device memory (16 bytes each) whatever the board.
 pub const BATCH_CAP: usize = 4 << 20;
+/// Estimated search nodes from which a board is shared among several devices. Below it,
+/// the second device's set-up per board cost more than it saved: the stress file (boards
+/// of at most 3.4e10 nodes) took 1.48 s on one H200 and 2.64 s on two, while empty 20x20
+/// (7e11 nodes with symmetry) went from 5.3 s to 3.65 s.
+const SHARED_NODES: f64 = 2e11;
+/// Batches each device should get when several share the work.
+const BATCHES_PER_DEVICE: u64 = 16;
+/// The smallest batch worth a launch when several devices share the work.
+const MIN_SHARED_BATCH: usize = 64 << 10;
 /// Threads per block, unless the stack in shared memory needs a smaller block.
 const BLOCK: u32 = 128;
 /// Shared memory a block may use without raising the kernel's limit.
@@ -127,8 +136,10 @@ pub struct Gpu {
 }
 
 /// A finished GPU count.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GpuTally {
+    /// The devices that counted, for `--stats`: e.g. "0: NVIDIA H100 80GB HBM3".
+    pub devices: String,
     /// Weighted solutions and nodes.
     pub tally: Tally,
     /// Prefixes the kernels counted.
@@ -168,21 +179,18 @@ impl Gpu {
         Ok(Gpu { devices })
     }
 
-    /// The devices in use, for `--stats`: e.g. "0: NVIDIA H100 80GB HBM3".
-    pub fn describe(&self) -> String {
-        self.devices.iter().map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
-    }
 
-    /// Counts the prefixes `deeper.extra` rows below `base`, spread over every device.
-    pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, ctl: &Control) -> Result<GpuTally, GpuCountError> {
+    /// Counts the prefixes `deeper.extra` rows below `base`, about `estimated_nodes` search
+    /// nodes, spread over every device when there is enough work for them all.
+    pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, estimated_nodes: f64, ctl: &Control) -> Result<GpuTally, GpuCountError> {
         let depth = base.depth + deeper.extra;
+        let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
         // Each row's free cells and due columns side by side: the kernel reads them as a uint2.
         let rows: Vec<u32> = plan.boards.iter().zip(&plan.due).flat_map(|(b, d)| b.iter().zip(d).flat_map(|(&f, &d)| [f, d])).collect();
-        let (sender, receiver) = sync_channel::<Vec<Prefix>>(self.devices.len());
+        let (sender, receiver) = sync_channel::<Vec<Prefix>>(devices.len());
         let receiver = Mutex::new(receiver);
         std::thread::scope(|scope| {
-            let workers: Vec<_> = self
-                .devices
+            let workers: Vec<_> = devices
                 .iter()
                 .map(|d| {
                     let (rows, receiver) = (&rows, &receiver);
@@ -190,12 +198,12 @@ impl Gpu {
                 })
                 .collect();
             // Batches are made here while the devices count the ones before.
-            let produced = prefix::for_each_batch(plan, base, deeper, BATCH_CAP, |batch| {
+            let produced = prefix::for_each_batch(plan, base, deeper, batch_cap(deeper.total(), devices.len()), |batch| {
                 ctl.check()?;
                 sender.send(batch).map_err(|_| Interrupted)
             });
             drop(sender);
-            let mut total = GpuTally { tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
+            let mut total = GpuTally { devices: describe(devices), tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
             let mut first_error = None;
             for w in workers {
                 match w.join() {
@@ -279,8 +287,26 @@ impl Device {
             ctl.advance(batch.len() as u64);
         }
         let t = s.clone_dtoh(&totals).map_err(driver_err)?;
-        Ok(GpuTally { tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, kernel_time })
+        Ok(GpuTally { devices: describe(std::slice::from_ref(self)), tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, kernel_time })
     }
+}
+
+/// Devices as "ordinal: name", comma-separated.
+fn describe(devices: &[Device]) -> String {
+    devices.iter().map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
+}
+
+/// Prefixes per batch for `total` prefixes over `devices` devices. Several devices share
+/// the batches as they come, so each should get many: neighbouring prefixes have similar
+/// subtrees, and with 4M batches one batch of a symmetric plan's heavy first boards held
+/// so much of the work that the second of two H200s idled (empty 20x20: 5.24 s on one,
+/// 4.68 s on two).
+fn batch_cap(total: u64, devices: usize) -> usize {
+    if devices <= 1 {
+        return BATCH_CAP;
+    }
+    let share = total / (devices as u64 * BATCHES_PER_DEVICE);
+    (share as usize).clamp(MIN_SHARED_BATCH, BATCH_CAP)
 }
 
 /// Threads per block and shared bytes per block for prefixes at `depth` on an `n` board:
@@ -412,6 +438,13 @@ mod tests {
     }
 
     #[test]
+    fn several_devices_get_many_batches_each() {
+        assert_eq!(batch_cap(100 << 20, 1), BATCH_CAP);
+        assert_eq!(batch_cap(64 << 20, 2), 2 << 20);
+        assert_eq!(batch_cap(1000, 2), MIN_SHARED_BATCH);
+    }
+
+    #[test]
     fn cache_keys_differ_when_the_options_do() {
         assert_ne!(fnv1a(&[b"src", b"sm_90"]), fnv1a(&[b"src", b"sm_80"]));
         assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
@@ -421,7 +454,7 @@ mod tests {
     fn opening_without_a_gpu_is_an_error_not_a_panic() {
         // On CI (no CUDA) this returns an error; on a GPU machine it opens. Neither panics.
         match Gpu::open(None) {
-            Ok(gpu) => assert!(!gpu.describe().is_empty()),
+            Ok(gpu) => assert!(!gpu.devices.is_empty()),
             Err(e) => assert!(!e.to_string().is_empty()),
         }
     }

@@ -287,22 +287,20 @@ impl Solver {
 
     fn count_on_gpu(&mut self, plan: &Plan, base: &Prefixes, ctl: &Control, report: &mut Report) -> Result<(), GpuCountError> {
         let started = Instant::now();
-        let target = self
-            .options
-            .gpu_prefixes
-            .unwrap_or_else(|| gpu::prefix_target(plan::estimated_nodes(plan, &base.items, base.depth, ESTIMATE_DIVES)));
+        let estimated_nodes = plan::estimated_nodes(plan, &base.items, base.depth, ESTIMATE_DIVES);
+        let target = self.options.gpu_prefixes.unwrap_or_else(|| gpu::prefix_target(estimated_nodes));
         let deeper = prefix::deeper(plan, base, target);
         report.prefix_time = started.elapsed();
         let gpu = self.gpu()?;
         report.gpu_wait = started.elapsed() - report.prefix_time;
         ctl.begin(deeper.total(), "gpu");
-        let t = gpu.count(plan, base, &deeper, ctl)?;
+        let t = gpu.count(plan, base, &deeper, estimated_nodes, ctl)?;
         report.count = t.tally.solutions;
         report.nodes = t.tally.nodes;
         report.prefixes = t.prefixes;
         report.depth = base.depth + deeper.extra;
         report.kernel_time = Some(t.kernel_time);
-        report.backend = format!("gpu({})", gpu.describe());
+        report.backend = format!("gpu({})", t.devices);
         Ok(())
     }
 }
