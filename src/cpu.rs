@@ -61,6 +61,10 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
         Schedule::Steal => prefixes
             .items
             .par_chunks(STEAL_CHUNK)
+            // Rayon splits a range only a few times unless a thief asks, so one thread could
+            // be left with a quarter of the prefixes at the end: split down to every chunk
+            // (on 2 threads, empty 17x17 took 11.3 s without this and 7.4 s static).
+            .with_max_len(1)
             .map(chunk)
             .try_reduce(Tally::default, |a, b| Ok(a + b)),
         Schedule::Static => {
