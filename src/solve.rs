@@ -328,3 +328,16 @@ fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_sample_tells_big_boards_from_small_ones() {
+        let big = Plan::plain(&Board::empty(15).unwrap());
+        assert!(cpu_would_take(&big, &prefix::expand(&big, CPU_TARGET), 1e-9));
+        let small = Plan::plain(&Board::empty(8).unwrap());
+        assert!(!cpu_would_take(&small, &prefix::expand(&small, 10), 10.0));
+    }
+}

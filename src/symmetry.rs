@@ -6,7 +6,8 @@
 //! maps the solutions with frame `F` one-to-one onto those with frame `g(F)`, so the count
 //! is the sum, over the orbits of frames under the board's group, of the orbit's size times
 //! the count for one frame in it. This holds for any subgroup and any obstacles, whatever
-//! symmetry the solutions themselves have, so no case needs a special rule.
+//! symmetry the solutions themselves have, so no case needs a special rule for being
+//! right. One case has one for speed: a queen in the top-left corner (see [`frame_split`]).
 
 use crate::board::Board;
 
@@ -117,7 +118,7 @@ pub struct WeightedBoard {
 ///   at (1, c) and (r, 1) become (1, r) and (c, 1), and c ≠ r, so exactly one of the two has
 ///   c < r. One board per c (row 1 is searched first anyway, so nothing is repeated) with
 ///   column 1 free only below row c counts them, with weight `|group|` (see
-///   [`corner_boards`]).
+///   `corner_boards`).
 pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
     let n = board.n();
     let sides = sides_reached(n, group);
