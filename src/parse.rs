@@ -36,6 +36,9 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// A token's 1-based column and its byte range (start, end) in the line.
+type Token = (usize, (usize, usize));
+
 /// Reads boards one at a time from a buffered reader; stops after the first error.
 pub struct Parser<R> {
     src: R,
@@ -127,7 +130,7 @@ impl<R: BufRead> Parser<R> {
     }
 
     /// The next whitespace-separated token as (1-based column, byte range in `self.line`).
-    fn next_token(&mut self) -> Result<Option<(usize, (usize, usize))>, ParseError> {
+    fn next_token(&mut self) -> Result<Option<Token>, ParseError> {
         loop {
             while self.pos < self.line.len() && self.line[self.pos].is_ascii_whitespace() {
                 self.pos += 1;

@@ -181,8 +181,8 @@ impl Dives {
     fn dive(&mut self, rows: &[u32], due: &[u32], p: &Prefix, row: usize) -> f64 {
         let (mut total, mut width) = (0.0, 1.0);
         let mut at = *p;
-        for r in row..rows.len() {
-            let mut avail = next_cells(rows[r], due.get(r).copied().unwrap_or(0), at.cols, at.ld, at.rd);
+        for (r, &free) in rows.iter().enumerate().skip(row) {
+            let mut avail = next_cells(free, due.get(r).copied().unwrap_or(0), at.cols, at.ld, at.rd);
             let k = avail.count_ones();
             if k == 0 {
                 break;
