@@ -48,7 +48,8 @@ pub struct Cli {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     devices: Option<Vec<usize>>,
 
-    /// Prefixes to expand for the GPU (tuning; the default suits large chips).
+    /// Prefixes to aim for on the GPU (tuning; by default about one per 20K estimated nodes,
+    /// between 256K and 8M).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     gpu_prefixes: Option<u64>,
 
