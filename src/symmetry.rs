@@ -132,8 +132,7 @@ pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
     let mut out = if corner_rule { corner_boards(board, group.len() as u64) } else { Vec::new() };
     for t in (0..n).filter(|&t| board.is_free(0, t) && !(corner_rule && t == 0)) {
         let top_queen = (0, t);
-        let mut strict = Board::from_fn(n, |r, c| board.is_free(r, c) && ((r, c) == top_queen || !attacks(top_queen, (r, c))))
-            .expect("same size as a valid board");
+        let mut strict = with_queen(board, top_queen);
         let mut possible = true;
         for &(side, g) in &onto_top {
             match side.position(n, top_queen) {
@@ -184,14 +183,11 @@ pub fn frame_split(board: &Board, group: &[Sym]) -> Vec<WeightedBoard> {
 /// at most one corner queen.
 fn corner_boards(board: &Board, weight: u64) -> Vec<WeightedBoard> {
     let n = board.n();
-    let keep_clear = |b: &Board, q: (usize, usize)| {
-        Board::from_fn(n, |r, c| b.is_free(r, c) && ((r, c) == q || !attacks(q, (r, c)))).expect("same size as a valid board")
-    };
-    let corner = keep_clear(board, (0, 0));
+    let corner = with_queen(board, (0, 0));
     (2..n)
         .filter(|&c| corner.is_free(1, c))
         .map(|c| {
-            let second = keep_clear(&corner, (1, c));
+            let second = with_queen(&corner, (1, c));
             let board = Board::from_fn(n, |r, col| second.is_free(r, col) && !(col == 1 && r <= c)).expect("same size as a valid board");
             WeightedBoard { board, weight }
         })
@@ -338,6 +334,11 @@ fn extend_frames(board: &Board, sides: &[Side], positions: &mut Vec<usize>, out:
             positions.pop();
         }
     }
+}
+
+/// `board` with every cell that a queen at `q` attacks removed (its own cell stays).
+fn with_queen(board: &Board, q: (usize, usize)) -> Board {
+    Board::from_fn(board.n(), |r, c| board.is_free(r, c) && ((r, c) == q || !attacks(q, (r, c)))).expect("same size as a valid board")
 }
 
 /// Whether queens on distinct cells `a` and `b` attack each other.
