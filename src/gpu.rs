@@ -136,10 +136,10 @@ pub struct Gpu {
 }
 
 /// A finished GPU count.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct GpuTally {
-    /// The devices that counted, for `--stats`: e.g. "0: NVIDIA H100 80GB HBM3".
-    pub devices: String,
+    /// How many devices counted: the first ones opened (see [`Gpu::describe`]).
+    pub devices: usize,
     /// Weighted solutions and nodes.
     pub tally: Tally,
     /// Prefixes the kernels counted.
@@ -179,6 +179,10 @@ impl Gpu {
         Ok(Gpu { devices })
     }
 
+    /// The first `used` devices, for `--stats`: e.g. "0: NVIDIA H100 80GB HBM3".
+    pub fn describe(&self, used: usize) -> String {
+        self.devices.iter().take(used).map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
+    }
 
     /// Counts the prefixes `deeper.extra` rows below `base`, about `estimated_nodes` search
     /// nodes, spread over every device when there is enough work for them all.
@@ -203,12 +207,13 @@ impl Gpu {
                 sender.send(batch).map_err(|_| Interrupted)
             });
             drop(sender);
-            let mut total = GpuTally { devices: describe(devices), tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
+            let mut total = GpuTally { devices: 0, tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
             let mut first_error = None;
             for w in workers {
                 match w.join() {
                     Ok(Ok(t)) => {
                         total.tally = total.tally + t.tally;
+                        total.devices += t.devices;
                         total.prefixes += t.prefixes;
                         total.kernel_time += t.kernel_time;
                     }
@@ -287,13 +292,8 @@ impl Device {
             ctl.advance(batch.len() as u64);
         }
         let t = s.clone_dtoh(&totals).map_err(driver_err)?;
-        Ok(GpuTally { devices: describe(std::slice::from_ref(self)), tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, kernel_time })
+        Ok(GpuTally { devices: 1, tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, kernel_time })
     }
-}
-
-/// Devices as "ordinal: name", comma-separated.
-fn describe(devices: &[Device]) -> String {
-    devices.iter().map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
 }
 
 /// Prefixes per batch for `total` prefixes over `devices` devices. Several devices share
@@ -454,7 +454,7 @@ mod tests {
     fn opening_without_a_gpu_is_an_error_not_a_panic() {
         // On CI (no CUDA) this returns an error; on a GPU machine it opens. Neither panics.
         match Gpu::open(None) {
-            Ok(gpu) => assert!(!gpu.devices.is_empty()),
+            Ok(gpu) => assert!(!gpu.describe(1).is_empty()),
             Err(e) => assert!(!e.to_string().is_empty()),
         }
     }

@@ -300,7 +300,7 @@ impl Solver {
         report.prefixes = t.prefixes;
         report.depth = base.depth + deeper.extra;
         report.kernel_time = Some(t.kernel_time);
-        report.backend = format!("gpu({})", t.devices);
+        report.backend = format!("gpu({})", gpu.describe(t.devices));
         Ok(())
     }
 }
