@@ -52,7 +52,7 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
         for p in items {
             let b = p.board as usize;
             let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], prefixes.depth, p, ctl)?;
-            t = t + Tally { solutions: solutions * plan.weights[p.board as usize], nodes };
+            t = t + Tally { solutions: solutions * plan.weights[b], nodes };
         }
         ctl.advance(items.len() as u64);
         Ok(t)

@@ -80,10 +80,11 @@ pub fn due_matters(due: &[u32], from: usize) -> bool {
 /// so do obstacles low in a column; the search uses them to cut a branch as soon as a
 /// column can no longer be filled, instead of failing rows later.
 pub fn due_columns(rows: &[u32]) -> Vec<u32> {
+    let all = crate::board::full_mask(rows.len()).unwrap_or(u32::MAX);
     let mut open_below = 0u32;
     let mut due = vec![0; rows.len()];
     for r in (0..rows.len()).rev() {
-        due[r] = !open_below & crate::board::full_mask(rows.len()).unwrap_or(u32::MAX);
+        due[r] = all & !open_below;
         open_below |= rows[r];
     }
     due
