@@ -35,9 +35,10 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 
-    /// How the CPU hands prefixes to its threads: steal (small chunks, work stealing) or
-    /// static (fixed chunks of 1024, dealt round-robin, as OpenMP's schedule(static, 1024)).
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Steal)]
+    /// How the CPU hands prefixes to its threads: dynamic (chunks of 16, each to the next
+    /// free thread) or static (fixed chunks of 1024, dealt round-robin, as OpenMP's
+    /// schedule(static, 1024)).
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Dynamic)]
     schedule: ScheduleArg,
 
     /// Search every board as it is: no orientation choice, no symmetry (for testing and timing).
@@ -73,7 +74,9 @@ enum BackendArg {
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ScheduleArg {
     Static,
-    Steal,
+    /// Also accepted as "steal", the name it had before.
+    #[value(alias = "steal")]
+    Dynamic,
 }
 
 impl Cli {
@@ -98,7 +101,7 @@ impl Cli {
                     BackendArg::Gpu => BackendChoice::Gpu,
                 },
                 schedule: match self.schedule {
-                    ScheduleArg::Steal => Schedule::Steal,
+                    ScheduleArg::Dynamic => Schedule::Dynamic,
                     ScheduleArg::Static => Schedule::Static,
                 },
                 no_symmetry: self.no_symmetry,

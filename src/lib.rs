@@ -23,6 +23,8 @@ pub mod board;
 pub mod control;
 pub mod cpu;
 pub mod gpu;
+#[cfg(target_arch = "x86_64")]
+pub mod lanes;
 pub mod parse;
 pub mod plan;
 pub mod prefix;

@@ -80,7 +80,7 @@ proptest! {
         let want = oracle(&board);
         for plan in [Plan::plain(&board), Plan::optimized(&board)] {
             let prefixes = prefix::expand(&plan, min);
-            for schedule in [Schedule::Steal, Schedule::Static] {
+            for schedule in [Schedule::Dynamic, Schedule::Static] {
                 let got = cpu::count(&plan, &prefixes, schedule, &Control::default()).unwrap().solutions;
                 prop_assert_eq!(got, want, "min={} {:?}\n{}", min, schedule, board.to_text());
             }

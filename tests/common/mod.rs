@@ -52,7 +52,7 @@ pub fn count_cpu(board: &Board, no_symmetry: bool) -> u64 {
 /// Counts a plan on the CPU from prefixes `min_prefixes` deep.
 pub fn count_plan(plan: &Plan, min_prefixes: usize) -> u64 {
     let prefixes = prefix::expand(plan, min_prefixes);
-    cpu::count(plan, &prefixes, Schedule::Steal, &Control::default()).expect("not cancelled").solutions
+    cpu::count(plan, &prefixes, Schedule::Dynamic, &Control::default()).expect("not cancelled").solutions
 }
 
 /// A small deterministic generator (xorshift64*), so that failures reproduce from the seed.
