@@ -31,8 +31,8 @@ pub enum Schedule {
     Static,
     /// Chunks of [`DYNAMIC_CHUNK`] prefixes taken in order by whichever thread is free, as
     /// OpenMP's `schedule(dynamic)`. The default: on 16 threads (the H100 host) fixed
-    /// chunks left threads idle (empty 17x17 with symmetry: 4.9 s static, 1.9 s taking
-    /// chunks as threads free up).
+    /// chunks left threads idle (empty 17x17 with symmetry, second session: 4.9 s static,
+    /// 1.9 s with small chunks going to free threads).
     #[default]
     Dynamic,
 }

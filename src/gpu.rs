@@ -257,17 +257,16 @@ impl Device {
         Ok(Device { ordinal, name, streams, kernels, multiprocessors })
     }
 
-    /// Counts batches from `receiver` on `stream` until it closes.
+    /// Counts batches from `receiver` on stream `s` until it closes.
     fn run(
         &self,
-        stream: &Arc<CudaStream>,
+        s: &Arc<CudaStream>,
         plan: &Plan,
         rows: &[u32],
         depth: usize,
         receiver: &Mutex<Receiver<Vec<Prefix>>>,
         ctl: &Control,
     ) -> Result<StreamTally, GpuCountError> {
-        let s = stream;
         s.context().bind_to_thread().map_err(driver_err)?;
         let rows_dev = s.clone_htod(rows).map_err(driver_err)?;
         let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;

@@ -17,8 +17,9 @@ use crate::prefix::Prefix;
 
 /// Lanes per vector.
 const LANES: usize = 8;
-/// Stack slots per lane: the entry saved when leaving row `r` goes to slot `r + 1`, so that
-/// a lane at its first row reads slot `depth` >= 0 and never writes past row 31's.
+/// Stack slots per lane: the entry saved when leaving row `r` goes to slot `r + 1` and a
+/// lane at row `r` reads slot `r`, so no index goes below 0 and, as rows are below 32,
+/// none reaches 33.
 const SLOTS: usize = 34;
 /// Passes between looks at the cancel flag and flushes of the lanes' 32-bit counts. A pass
 /// adds at most 32 * 32 to a lane, so 2^16 passes stay far below 2^32.

@@ -45,6 +45,14 @@ fn long_fixtures_give_their_expected_output() {
 }
 
 #[test]
+fn both_schedule_names_and_the_old_one_are_accepted() {
+    for name in ["dynamic", "static", "steal"] {
+        nqueen().args(["--schedule", name, "fixtures/sample.in"]).assert().success().stdout("Case 1: 92\nCase 2: 1\n");
+    }
+    nqueen().args(["--schedule", "guided", "fixtures/sample.in"]).assert().code(2);
+}
+
+#[test]
 fn reads_standard_input_and_dash() {
     let sample = std::fs::read_to_string("fixtures/sample.in").unwrap();
     nqueen().write_stdin(sample.clone()).assert().success().stdout("Case 1: 92\nCase 2: 1\n");
