@@ -69,9 +69,12 @@ impl Plan {
 }
 
 /// Whether a search from row `from` on must look at the due columns `due`: only when some
-/// column falls due before the last two rows, which are counted in closed form.
+/// column falls due above row n-3. The last two rows are counted in closed form, and a
+/// column due at row n-3 would only narrow that row, whose wrong queens the closed form
+/// counts as 0 anyway: checking it cost more than it saved (density_18_20, local, 2 threads:
+/// 2.47 s with the check, 2.14 s without, 0.6% more nodes).
 pub fn due_matters(due: &[u32], from: usize) -> bool {
-    due.get(from..due.len().saturating_sub(2)).is_some_and(|d| d.iter().any(|&d| d != 0))
+    due.get(from..due.len().saturating_sub(3)).is_some_and(|d| d.iter().any(|&d| d != 0))
 }
 
 /// For each row `r`, the columns whose last free cell is in row `r` or above: every
@@ -296,6 +299,9 @@ mod tests {
         assert_eq!(due_columns(b.rows()), vec![0b0100, 0b0101, 0b0101, 0b1111]);
         assert!(due_matters(&due_columns(b.rows()), 0));
         assert!(!due_matters(&due_columns(Board::empty(9).unwrap().rows()), 0));
+        // A column whose last free cell is in row n-4 matters; one in row n-3 does not.
+        assert!(due_matters(&due_columns(Board::from_fn(6, |r, c| !(c == 0 && r >= 3)).unwrap().rows()), 0));
+        assert!(!due_matters(&due_columns(Board::from_fn(6, |r, c| !(c == 0 && r >= 4)).unwrap().rows()), 0));
     }
 
     #[test]
