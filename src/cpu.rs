@@ -1,5 +1,6 @@
-//! The CPU counter: every prefix's completions counted by an iterative bitmask search,
-//! spread over a rayon pool in static or dynamic chunks.
+//! The CPU counter: every prefix's completions counted by an iterative bitmask search
+//! (eight prefixes at a time in [`crate::lanes`] where the CPU has AVX2), spread over a
+//! rayon pool in static or dynamic chunks.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -85,6 +86,7 @@ enum Search {
 }
 
 impl Search {
+    /// The fastest search this CPU can run on prefixes at row `depth` of `plan`.
     fn new(plan: &Plan, depth: usize) -> Search {
         #[cfg(target_arch = "x86_64")]
         if crate::lanes::available() && depth + 3 <= plan.n {
@@ -96,6 +98,7 @@ impl Search {
         Search::Scalar
     }
 
+    /// Completes `prefixes`: weighted solutions and nodes.
     fn run<'a>(&self, plan: &Plan, depth: usize, prefixes: impl Iterator<Item = &'a Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
         match self {
             #[cfg(target_arch = "x86_64")]
@@ -114,7 +117,7 @@ const CHECK_EVERY: u64 = 1 << 18;
 
 /// Completions of prefix `p` (at row `depth`) on the board `rows` with due columns `due`
 /// (see [`crate::plan::due_columns`]): (solutions, nodes).
-/// Stops with `Interrupted` within [`CHECK_EVERY`] nodes of `ctl` being cancelled.
+/// Stops with `Interrupted` within 2^18 nodes (`CHECK_EVERY`) of `ctl` being cancelled.
 pub fn count_prefix(rows: &[u32], due: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
     #[cfg(target_arch = "x86_64")]
     {

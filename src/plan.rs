@@ -203,7 +203,7 @@ impl Dives {
 }
 
 /// The board's (solutions, nodes) when its whole search tree has at most
-/// [`SMALL_TREE_NODES`] nodes: such boards are counted at once, with no planning, prefixes
+/// 20,000 nodes (`SMALL_TREE_NODES`): such boards are counted at once, with no planning, prefixes
 /// or thread pool. Stops looking once the tree is known to be larger.
 pub fn small_count(board: &Board) -> Option<(u64, u64)> {
     fn go(rows: &[u32], row: usize, (cols, ld, rd): (u32, u32, u32), budget: &mut u64, solutions: &mut u64) {
