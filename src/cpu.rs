@@ -90,8 +90,7 @@ impl Search {
     fn new(plan: &Plan, depth: usize) -> Search {
         #[cfg(target_arch = "x86_64")]
         if crate::lanes::available() && depth + 3 <= plan.n {
-            let due = plan.due.iter().any(|d| crate::plan::due_matters(d, depth));
-            return Search::Lanes { flat: crate::lanes::Flat::new(plan), due };
+            return Search::Lanes { flat: crate::lanes::Flat::new(plan), due: plan.any_due(depth) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (plan, depth);

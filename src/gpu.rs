@@ -272,7 +272,7 @@ impl Device {
         let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
         let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
         let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
-        let kernel = &self.kernels[usize::from(plan.due.iter().any(|d| crate::plan::due_matters(d, depth)))];
+        let kernel = &self.kernels[usize::from(plan.any_due(depth))];
         let (block, shared) = block_shape(plan.n, depth);
         let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
         let grid = self.multiprocessors * per_sm.max(1);

@@ -67,7 +67,8 @@ pub fn count<'a>(
     }
 }
 
-/// Per-lane population count: a nibble lookup per byte, then the four bytes summed.
+/// Per-byte population counts: a table lookup for each half of every byte (see
+/// [`lane_sums`] for the count per lane).
 #[target_feature(enable = "avx2")]
 unsafe fn byte_counts(v: __m256i) -> __m256i {
     let lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);

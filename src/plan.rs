@@ -40,6 +40,12 @@ impl Plan {
         Plan { n, boards, due, weights, orientation, group }
     }
 
+    /// Whether a search from row `from` must look at the due columns of some board: see
+    /// [`due_matters`].
+    pub fn any_due(&self, from: usize) -> bool {
+        self.due.iter().any(|d| due_matters(d, from))
+    }
+
     /// The board as it is, with weight 1: no orientation, no symmetry.
     pub fn plain(board: &Board) -> Plan {
         Plan::new(board.n(), vec![board.rows().to_vec()], vec![1], Sym::Identity, vec![Sym::Identity])

@@ -34,7 +34,7 @@ fn every_fixture_gives_its_expected_output() {
 
 #[test]
 fn every_fixture_gives_its_expected_output_without_symmetry_and_with_static_chunks() {
-    // Work stealing is the default, which the test above runs.
+    // Dynamic chunks are the default, which the test above runs.
     check_fixtures("fixtures", &["--no-symmetry", "--schedule", "static", "--threads", "3"]);
 }
 
