@@ -1,6 +1,6 @@
 //! The CPU counter: every prefix's completions counted by an iterative bitmask search
-//! (eight prefixes at a time in [`crate::lanes`] where the CPU has AVX2), spread over a
-//! rayon pool in static or dynamic chunks.
+//! (sixteen or eight prefixes at a time in [`crate::lanes`] where the CPU has AVX-512 or
+//! AVX2), spread over a rayon pool in static or dynamic chunks.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -45,7 +45,7 @@ pub const STATIC_CHUNK: usize = 1024;
 pub const DYNAMIC_CHUNK: usize = 16;
 
 /// Counts all of `prefixes` on the current rayon pool: each thread takes its chunks as the
-/// schedule says and feeds their prefixes to one search, so that the eight lanes of
+/// schedule says and feeds their prefixes to one search, so that the lanes of
 /// [`crate::lanes`] never wait for a chunk's last prefix.
 pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
     let depth = prefixes.depth;
@@ -77,11 +77,11 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
     Ok(total)
 }
 
-/// The search one thread runs over its prefixes: eight lanes at a time where the CPU has
-/// AVX2 (about 1.7x faster per core), else one prefix at a time.
+/// The search one thread runs over its prefixes: sixteen or eight lanes at a time where the
+/// CPU has AVX-512 or AVX2, else one prefix at a time.
 enum Search {
     #[cfg(target_arch = "x86_64")]
-    Lanes { flat: crate::lanes::Flat, due: bool },
+    Lanes { isa: crate::lanes::Isa, flat: crate::lanes::Flat, due: bool },
     Scalar,
 }
 
@@ -89,19 +89,29 @@ impl Search {
     /// The fastest search this CPU can run on prefixes at row `depth` of `plan`.
     fn new(plan: &Plan, depth: usize) -> Search {
         #[cfg(target_arch = "x86_64")]
-        if crate::lanes::available() && depth + 3 <= plan.n {
-            return Search::Lanes { flat: crate::lanes::Flat::new(plan), due: plan.any_due(depth) };
+        if let Some(&isa) = crate::lanes::Isa::available().first() {
+            return Search::lanes(isa, plan, depth);
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (plan, depth);
         Search::Scalar
     }
 
+    /// The lanes on `isa` (one this CPU has), or the scalar search where fewer than three
+    /// rows are left.
+    #[cfg(target_arch = "x86_64")]
+    fn lanes(isa: crate::lanes::Isa, plan: &Plan, depth: usize) -> Search {
+        if depth + 3 > plan.n {
+            return Search::Scalar;
+        }
+        Search::Lanes { isa, flat: crate::lanes::Flat::new(plan), due: plan.any_due(depth) }
+    }
+
     /// Completes `prefixes`: weighted solutions and nodes.
     fn run<'a>(&self, plan: &Plan, depth: usize, prefixes: impl Iterator<Item = &'a Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Search::Lanes { flat, due } => crate::lanes::count(plan, flat, depth, *due, prefixes, ctl),
+            Search::Lanes { isa, flat, due } => crate::lanes::count(*isa, plan, flat, depth, *due, prefixes, ctl),
             Search::Scalar => prefixes.into_iter().try_fold(Tally::default(), |t, p| {
                 let b = p.board as usize;
                 let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, p, ctl)?;
@@ -263,9 +273,11 @@ mod tests {
                             continue;
                         }
                         let scalar = Search::Scalar.run(&plan, prefixes.depth, prefixes.items.iter(), &Control::default()).unwrap();
-                        let chosen = Search::new(&plan, prefixes.depth);
-                        let fast = chosen.run(&plan, prefixes.depth, prefixes.items.iter(), &Control::default()).unwrap();
-                        assert_eq!(fast, scalar, "n={n} density={density} min={min}");
+                        for isa in crate::lanes::Isa::available() {
+                            let lanes = Search::lanes(isa, &plan, prefixes.depth);
+                            let fast = lanes.run(&plan, prefixes.depth, prefixes.items.iter(), &Control::default()).unwrap();
+                            assert_eq!(fast, scalar, "{isa:?} n={n} density={density} min={min}");
+                        }
                     }
                 }
             }

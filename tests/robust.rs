@@ -165,7 +165,7 @@ fn mutate(rng: &mut Rng, mut bytes: Vec<u8>) -> Vec<u8> {
                 let chunk = bytes[at..].to_vec();
                 bytes.extend(chunk);
             }
-            3 => bytes.splice(at..at, std::iter::repeat(b'.').take(rng.range(100, 100_000))).for_each(drop),
+            3 => bytes.splice(at..at, std::iter::repeat_n(b'.', rng.range(100, 100_000))).for_each(drop),
             4 => bytes.splice(at..at, b"1000000000\n".iter().copied()).for_each(drop),
             5 => bytes.splice(at..at, [0u8, 0xff, 0xfe, b'\n', 0xc3]).for_each(drop),
             _ => bytes.splice(at..at, b"\r\n\t 0 \n".iter().copied()).for_each(drop),

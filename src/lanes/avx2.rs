@@ -1,15 +1,9 @@
-//! The CPU counter's fast path on x86-64 with AVX2: eight prefixes searched side by side,
-//! one per lane of 256-bit vectors, every lane taking one step of its own depth-first
-//! search per pass.
-//!
-//! The scalar search spends most of its time on mispredicted branches: whether a row has a
-//! cell left is a coin toss at every node. Here each lane's step is computed branch-free
-//! and blended in (place a queen, go down, or back up), so the only branches left are the
-//! rare ones where a lane finishes its prefix. Same search, same pruning and the same
-//! closed form for the last two rows as [`crate::cpu`]; only the schedule differs.
+//! Eight lanes in 256-bit vectors (see [`super`]): rows come in by gather, and each lane's
+//! stack lives in memory, going in and out by 128-bit loads and stores with a transpose.
 
 use std::arch::x86_64::*;
 
+use super::{Flat, Spill};
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
@@ -25,29 +19,8 @@ const SLOTS: usize = 34;
 /// adds at most 32 * 32 to a lane, so 2^16 passes stay far below 2^32.
 const FLUSH_EVERY: u64 = 1 << 16;
 
-/// Every board of a plan, rows end to end (board `b`'s row `r` at `b * n + r`), as the
-/// lanes gather them by index.
-pub struct Flat {
-    rows: Vec<u32>,
-    due: Vec<u32>,
-}
-
-impl Flat {
-    /// The plan's row masks and due columns, flattened.
-    pub fn new(plan: &Plan) -> Flat {
-        Flat { rows: plan.boards.concat(), due: plan.due.concat() }
-    }
-}
-
-/// Whether this CPU can run [`count`].
-pub fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
-/// Completes `items` (all at row `depth`, at least three rows from the end) and returns the
-/// weighted solutions and nodes. `due`: whether some board's due columns matter below
-/// `depth`. Call only when [`available`].
-pub fn count<'a>(
+/// [`super::count`] on eight lanes. Call only where AVX2 is present.
+pub(super) fn count<'a>(
     plan: &Plan,
     flat: &Flat,
     depth: usize,
@@ -55,9 +28,8 @@ pub fn count<'a>(
     items: impl Iterator<Item = &'a Prefix>,
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
-    assert!(available() && depth + 3 <= plan.n, "lanes::count needs AVX2 and three rows to search");
-    // SAFETY: AVX2 was just seen to be present; `search` reads rows depth..n of the
-    // prefixes' boards (the assertion keeps them within the board) and its own stack.
+    // SAFETY: the caller saw AVX2; `search` reads rows depth..n of the prefixes' boards
+    // (super::count's assertion keeps them within the board) and its own stack.
     unsafe {
         if due {
             search::<true>(plan, flat, depth, items, ctl)
@@ -112,20 +84,6 @@ struct State {
     sub: __m256i,
 }
 
-/// [`State`] spilled to arrays, where lanes change prefixes one by one.
-#[derive(Default)]
-struct Spill {
-    avail: [u32; LANES],
-    cols: [u32; LANES],
-    ld: [u32; LANES],
-    rd: [u32; LANES],
-    at: [u32; LANES],
-    base: [u32; LANES],
-    sub: [u32; LANES],
-    /// The weight of the prefix each lane holds; None for an idle lane.
-    weight: [Option<u64>; LANES],
-}
-
 #[target_feature(enable = "avx2")]
 unsafe fn load(a: &[u32; LANES]) -> __m256i {
     _mm256_loadu_si256(a.as_ptr().cast())
@@ -136,14 +94,14 @@ unsafe fn store(a: &mut [u32; LANES], v: __m256i) {
     _mm256_storeu_si256(a.as_mut_ptr().cast(), v)
 }
 
-impl Spill {
+impl Spill<LANES> {
     #[target_feature(enable = "avx2")]
     unsafe fn save(&mut self, v: &State) {
         store(&mut self.avail, v.avail);
         store(&mut self.cols, v.cols);
         store(&mut self.ld, v.ld);
         store(&mut self.rd, v.rd);
-        store(&mut self.at, v.at);
+        store(&mut self.row, _mm256_sub_epi32(v.at, v.base));
         store(&mut self.base, v.base);
         store(&mut self.sub, v.sub);
     }
@@ -155,50 +113,10 @@ impl Spill {
             cols: load(&self.cols),
             ld: load(&self.ld),
             rd: load(&self.rd),
-            at: load(&self.at),
+            at: _mm256_add_epi32(load(&self.row), load(&self.base)),
             base: load(&self.base),
             sub: load(&self.sub),
         }
-    }
-
-    /// Adds the lanes in `lanes` (a bit mask) to `total` and clears their counts.
-    fn flush(&mut self, lanes: u32, total: &mut Tally) {
-        for (lane, (sub, weight)) in self.sub.iter_mut().zip(&self.weight).enumerate() {
-            if lanes & (1 << lane) != 0 {
-                total.solutions += *sub as u64 * weight.unwrap_or(0);
-                *sub = 0;
-            }
-        }
-    }
-
-    /// Ends the prefixes of the lanes in `done` and hands every idle lane the next of
-    /// `items` (row `depth` of `plan`); returns the mask of lanes holding a prefix.
-    fn refill<'a>(&mut self, done: u32, items: &mut impl Iterator<Item = &'a Prefix>, plan: &Plan, depth: usize, total: &mut Tally) -> u32 {
-        self.flush(done, total);
-        let mut active = 0;
-        for lane in 0..LANES {
-            if done & (1 << lane) != 0 {
-                self.weight[lane] = None;
-            }
-            if self.weight[lane].is_none() {
-                match items.next() {
-                    Some(p) => {
-                        let b = p.board as usize;
-                        self.weight[lane] = Some(plan.weights[b]);
-                        self.avail[lane] = p.avail(plan, depth);
-                        (self.cols[lane], self.ld[lane], self.rd[lane]) = (p.cols, p.ld, p.rd);
-                        self.base[lane] = (b * plan.n) as u32;
-                    }
-                    // An idle lane sits at its first row with nothing left: it never moves.
-                    None => self.avail[lane] = 0,
-                }
-                self.at[lane] = self.base[lane] + depth as u32;
-            }
-            if self.weight[lane].is_some() {
-                active |= 1 << lane;
-            }
-        }
-        active
     }
 }
 
@@ -241,7 +159,7 @@ unsafe fn search<'a, const DUE: bool>(
             continue;
         }
         passes += 1;
-        if passes % FLUSH_EVERY == 0 {
+        if passes.is_multiple_of(FLUSH_EVERY) {
             ctl.check()?;
             spill.save(&v);
             spill.flush(active, &mut total);
