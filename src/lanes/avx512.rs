@@ -112,6 +112,19 @@ impl Table {
     }
 }
 
+/// The rows that lanes in `lanes` fetch from [`Flat::steps`] at `index`: (cells, due
+/// columns). Two gathers of eight 64-bit entries cost about as much as one of sixteen
+/// 32-bit ones, and fetch both masks.
+#[target_feature(enable = "avx512f")]
+unsafe fn fetch_steps(steps: *const i64, index: __m512i, lanes: __mmask16) -> (__m512i, __m512i) {
+    let zero = _mm512_setzero_si512();
+    let lo = _mm512_mask_i32gather_epi64::<8>(zero, lanes as u8, _mm512_castsi512_si256(index), steps);
+    let hi = _mm512_mask_i32gather_epi64::<8>(zero, (lanes >> 8) as u8, _mm512_extracti64x4_epi64::<1>(index), steps);
+    let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    let odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    (_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi))
+}
+
 /// `a | b | c` in one instruction.
 #[target_feature(enable = "avx512f")]
 unsafe fn or3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
@@ -259,6 +272,8 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     let spare_plus_one = _mm512_add_epi32(spare, one);
     let thirty_one = _mm512_set1_epi32(31);
     let (two, three) = (_mm512_set1_epi32(2), _mm512_set1_epi32(3));
+    let steps = flat.steps.as_ptr() as *const i64;
+    let up_steps = _mm512_set1_epi32(flat.rows.len() as i32);
     while active != 0 {
         let State { avail, cols, ld, rd, row, base, sub, here, mut below, mut after, due_here, mut due_below } = v;
         let empty = _mm512_testn_epi32_mask(avail, avail);
@@ -306,11 +321,14 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
         let up = empty & !at_top;
 
         // One fetch per lane moves the window: row + 3 going down, row - 1 going up (and
-        // the due columns of row + 2 or row - 1). With the table, only row - 1.
-        let ahead = if ONE { 0 } else { down };
+        // the due columns of row + 2 or row - 1). With the table, only row - 1 is needed.
         let prev = _mm512_sub_epi32(row, one);
-        let fetched = rows.fetch::<ONE>(base, _mm512_mask_add_epi32(prev, ahead, row, three), up | ahead);
-        let fetched_due = if DUE { dues.fetch::<ONE>(base, _mm512_mask_add_epi32(prev, ahead, row, two), up | ahead) } else { zero };
+        let (fetched, fetched_due) = if ONE {
+            (rows.fetch::<ONE>(base, prev, up), if DUE { dues.fetch::<ONE>(base, prev, up) } else { zero })
+        } else {
+            let going_up = _mm512_add_epi32(_mm512_add_epi32(base, prev), up_steps);
+            fetch_steps(steps, _mm512_mask_add_epi32(going_up, down, _mm512_add_epi32(base, row), three), up | down)
+        };
 
         // Back up: the row above, rebuilt from its queen (see the module doc).
         let queen = _mm512_sllv_epi32(one, _mm512_and_si512(stack[0], thirty_one));

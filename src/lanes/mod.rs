@@ -23,12 +23,20 @@ use crate::prefix::Prefix;
 pub struct Flat {
     rows: Vec<u32>,
     due: Vec<u32>,
+    /// What a lane fetches as it moves, a row's cells and due columns in one 64-bit entry
+    /// (cells low): going down, row `r`'s cells with row `r - 1`'s due columns at `b * n + r`;
+    /// going up, row `r`'s cells and due columns at `boards * n + b * n + r`.
+    steps: Vec<u64>,
 }
 
 impl Flat {
     /// The plan's row masks and due columns, flattened.
     pub fn new(plan: &Plan) -> Flat {
-        Flat { rows: plan.boards.concat(), due: plan.due.concat() }
+        let (rows, due) = (plan.boards.concat(), plan.due.concat());
+        let pack = |r: usize, d: u32| rows[r] as u64 | (d as u64) << 32;
+        let down = (0..rows.len()).map(|r| pack(r, if r % plan.n == 0 { 0 } else { due[r - 1] }));
+        let steps = down.chain((0..rows.len()).map(|r| pack(r, due[r]))).collect();
+        Flat { rows, due, steps }
     }
 }
 
