@@ -7,12 +7,14 @@
 //!   kept `32 - n` bits up (the columns sit at the top of the word) and a board qualifies
 //!   only when its stack is at most `32 - n` rows deep: then no bit that comes back into
 //!   the board on the way up was ever shifted out.
-//! - On a plan of one board, a row's cells come from a two-register table by permute
-//!   instead of from memory by gather.
+//! - A row's cells and due columns come from tables in registers by permute, not from
+//!   memory by gather. There are two tables, so that on a plan of many boards lanes can
+//!   start on the next board while others finish the last; a lane waits only when its
+//!   next prefix needs a third.
 
 use std::arch::x86_64::*;
 
-use super::{Flat, Spill};
+use super::Spill;
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
@@ -45,20 +47,18 @@ pub(super) fn suits(plan: &Plan, depth: usize) -> bool {
 /// [`super::count`] on sixteen lanes. Call only where [`supported`] and [`suits`].
 pub(super) fn count<'a>(
     plan: &Plan,
-    flat: &Flat,
     depth: usize,
     due: bool,
     items: impl Iterator<Item = &'a Prefix>,
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
-    count_in_words(stack_rows(plan, depth).div_ceil(PER_WORD), plan, flat, depth, due, items, ctl)
+    count_in_words(stack_rows(plan, depth).div_ceil(PER_WORD), plan, depth, due, items, ctl)
 }
 
 /// [`count`] with stacks of `words` words, at least enough for [`stack_rows`].
 fn count_in_words<'a>(
     words: usize,
     plan: &Plan,
-    flat: &Flat,
     depth: usize,
     due: bool,
     items: impl Iterator<Item = &'a Prefix>,
@@ -66,63 +66,89 @@ fn count_in_words<'a>(
 ) -> Result<Tally, Interrupted> {
     assert!(suits(plan, depth) && words * PER_WORD >= stack_rows(plan, depth) && words <= 4, "board unsuited to sixteen lanes");
     let one = plan.boards.len() == 1;
-    // SAFETY: the caller saw the features; `search` reads rows depth..n of the prefixes'
-    // boards (the assertion keeps them within the board), by permute or masked gather.
+    // SAFETY: the caller saw the features; `search` reads the plan's boards through safe
+    // indexing and keeps the rest in registers.
     unsafe {
         match (due, one, words <= 2) {
-            (false, false, true) => search::<false, false, 2>(plan, flat, depth, items, ctl),
-            (false, false, false) => search::<false, false, 4>(plan, flat, depth, items, ctl),
-            (false, true, true) => search::<false, true, 2>(plan, flat, depth, items, ctl),
-            (false, true, false) => search::<false, true, 4>(plan, flat, depth, items, ctl),
-            (true, false, true) => search::<true, false, 2>(plan, flat, depth, items, ctl),
-            (true, false, false) => search::<true, false, 4>(plan, flat, depth, items, ctl),
-            (true, true, true) => search::<true, true, 2>(plan, flat, depth, items, ctl),
-            (true, true, false) => search::<true, true, 4>(plan, flat, depth, items, ctl),
+            (false, false, true) => search::<false, false, 2>(plan, depth, items, ctl),
+            (false, false, false) => search::<false, false, 4>(plan, depth, items, ctl),
+            (false, true, true) => search::<false, true, 2>(plan, depth, items, ctl),
+            (false, true, false) => search::<false, true, 4>(plan, depth, items, ctl),
+            (true, false, true) => search::<true, false, 2>(plan, depth, items, ctl),
+            (true, false, false) => search::<true, false, 4>(plan, depth, items, ctl),
+            (true, true, true) => search::<true, true, 2>(plan, depth, items, ctl),
+            (true, true, false) => search::<true, true, 4>(plan, depth, items, ctl),
         }
     }
 }
 
-/// Where lanes read a row's mask (cells or due columns): on a plan of one board, a table of
-/// its rows in two registers; else the flattened plan in memory.
+/// One board's row masks and due columns in registers: 32 rows of each, in two halves.
+#[derive(Clone, Copy)]
 struct Table {
-    lo: __m512i,
-    hi: __m512i,
-    flat: *const i32,
+    cells: [__m512i; 2],
+    due: [__m512i; 2],
 }
 
 impl Table {
     #[target_feature(enable = "avx512f")]
-    unsafe fn new(first: &[u32], flat: &[u32]) -> Table {
-        let mut rows = [0u32; 32];
-        rows[..first.len()].copy_from_slice(first);
-        let (lo, hi) = (_mm512_loadu_si512(rows.as_ptr().cast()), _mm512_loadu_si512(rows[16..].as_ptr().cast()));
-        Table { lo, hi, flat: flat.as_ptr().cast() }
-    }
-
-    /// Each lane's row `row` of its board (which starts at `base`), for the lanes in `lanes`.
-    /// `ONE`: whether the plan has one board, so that the table holds it.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn fetch<const ONE: bool>(&self, base: __m512i, row: __m512i, lanes: __mmask16) -> __m512i {
-        if ONE {
-            // Rows are below 32: the index's low five bits pick one of the 32 entries.
-            _mm512_permutex2var_epi32(self.lo, row, self.hi)
-        } else {
-            _mm512_mask_i32gather_epi32::<4>(_mm512_setzero_si512(), lanes, _mm512_add_epi32(base, row), self.flat)
-        }
+    unsafe fn new(plan: &Plan, board: usize) -> Table {
+        let halves = |masks: &[u32]| {
+            let mut rows = [0u32; 32];
+            rows[..masks.len()].copy_from_slice(masks);
+            [_mm512_loadu_si512(rows.as_ptr().cast()), _mm512_loadu_si512(rows[16..].as_ptr().cast())]
+        };
+        Table { cells: halves(&plan.boards[board]), due: halves(&plan.due[board]) }
     }
 }
 
-/// The rows that lanes in `lanes` fetch from [`Flat::steps`] at `index`: (cells, due
-/// columns). Two gathers of eight 64-bit entries cost about as much as one of sixteen
-/// 32-bit ones, and fetch both masks.
+/// Each lane's row `row` of `halves`: rows are below 32, so the index's low five bits pick
+/// one of the 32 entries.
 #[target_feature(enable = "avx512f")]
-unsafe fn fetch_steps(steps: *const i64, index: __m512i, lanes: __mmask16) -> (__m512i, __m512i) {
-    let zero = _mm512_setzero_si512();
-    let lo = _mm512_mask_i32gather_epi64::<8>(zero, lanes as u8, _mm512_castsi512_si256(index), steps);
-    let hi = _mm512_mask_i32gather_epi64::<8>(zero, (lanes >> 8) as u8, _mm512_extracti64x4_epi64::<1>(index), steps);
-    let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    let odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-    (_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi))
+unsafe fn pick_row(halves: &[__m512i; 2], row: __m512i) -> __m512i {
+    _mm512_permutex2var_epi32(halves[0], row, halves[1])
+}
+
+/// The boards the lanes are on: two tables, the board each holds, the one new lanes go to,
+/// and which lanes use the second.
+struct Slots {
+    tables: [Table; 2],
+    boards: [Option<u32>; 2],
+    current: usize,
+    second: __mmask16,
+}
+
+impl Slots {
+    /// Each lane's row `row` of its board: cells and due columns. `ONE`: whether the plan
+    /// has one board, so that only the first table is ever used.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn fetch<const ONE: bool>(&self, row: __m512i) -> (__m512i, __m512i) {
+        let [first, second] = &self.tables;
+        let (cells, due) = (pick_row(&first.cells, row), pick_row(&first.due, row));
+        if ONE {
+            return (cells, due);
+        }
+        (_mm512_mask_mov_epi32(cells, self.second, pick_row(&second.cells, row)), _mm512_mask_mov_epi32(due, self.second, pick_row(&second.due, row)))
+    }
+
+    /// Puts `lane` on `board` if a table holds it or one can be loaded with it: the other
+    /// table must be free of `live` lanes. Returns whether it could.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn admit(&mut self, lane: usize, board: u32, live: &mut __mmask16, plan: &Plan) -> bool {
+        if self.boards[self.current] != Some(board) {
+            let other = 1 - self.current;
+            let on_other = if other == 1 { *live & self.second } else { *live & !self.second };
+            if on_other != 0 {
+                return false;
+            }
+            self.tables[other] = Table::new(plan, board as usize);
+            self.boards[other] = Some(board);
+            self.current = other;
+        }
+        let bit = 1 << lane;
+        self.second = if self.current == 1 { self.second | bit } else { self.second & !bit };
+        *live |= bit;
+        true
+    }
 }
 
 /// `a | b | c` in one instruction.
@@ -180,14 +206,13 @@ struct State {
     ld: __m512i,
     rd: __m512i,
     row: __m512i,
-    base: __m512i,
     sub: __m512i,
-    /// Rows `row`, `row + 1` and `row + 2` of the lane's board: a window that moves with
-    /// the lane, so that each step fetches one row instead of three.
+    /// Rows `row`, `row + 1` and `row + 2` of the lane's board, on a plan of many boards:
+    /// a window that moves with the lane, so that each step fetches one row, not three.
     here: __m512i,
     below: __m512i,
     after: __m512i,
-    /// The due columns of rows `row` and `row + 1`, where they matter.
+    /// The due columns of rows `row` and `row + 1`, likewise.
     due_here: __m512i,
     due_below: __m512i,
 }
@@ -210,23 +235,19 @@ impl Spill<LANES> {
         store(&mut self.ld, v.ld);
         store(&mut self.rd, v.rd);
         store(&mut self.row, v.row);
-        store(&mut self.base, v.base);
         store(&mut self.sub, v.sub);
     }
 }
 
 impl State {
     /// The state after [`Spill::refill`] on a spill of `self`: the lanes in `fresh` start
-    /// a prefix (its `rd` moved up by `spare`, its rows fetched) or idle if not `active`;
-    /// the others go on.
+    /// a prefix (its `rd` moved up by `spare`, its rows fetched) or idle; the others go on.
     #[target_feature(enable = "avx512f")]
-    unsafe fn refilled<const ONE: bool>(self, spill: &Spill<LANES>, fresh: __mmask16, active: __mmask16, rows: &Table, dues: &Table, spare: __m512i) -> State {
-        let (row, base) = (load(&spill.row), load(&spill.base));
-        // An idle lane's base may point past the plan: it reads nothing.
-        let fetch = |old: __m512i, table: &Table, ahead: i32| {
-            let ahead = _mm512_add_epi32(row, _mm512_set1_epi32(ahead));
-            _mm512_mask_mov_epi32(old, fresh, table.fetch::<ONE>(base, ahead, fresh & active))
-        };
+    unsafe fn refilled<const ONE: bool>(self, spill: &Spill<LANES>, fresh: __mmask16, slots: &Slots, spare: __m512i) -> State {
+        let row = load(&spill.row);
+        let rows = |ahead: i32| slots.fetch::<ONE>(_mm512_add_epi32(row, _mm512_set1_epi32(ahead)));
+        let ((here, due_here), (below, due_below), (after, _)) = (rows(0), rows(1), rows(2));
+        let keep = |old: __m512i, new: __m512i| _mm512_mask_mov_epi32(old, fresh, new);
         let rd = load(&spill.rd);
         State {
             avail: load(&spill.avail),
@@ -234,13 +255,12 @@ impl State {
             ld: load(&spill.ld),
             rd: _mm512_mask_sllv_epi32(rd, fresh, rd, spare),
             row,
-            base,
             sub: load(&spill.sub),
-            here: fetch(self.here, rows, 0),
-            below: fetch(self.below, rows, 1),
-            after: fetch(self.after, rows, 2),
-            due_here: fetch(self.due_here, dues, 0),
-            due_below: fetch(self.due_below, dues, 1),
+            here: keep(self.here, here),
+            below: keep(self.below, below),
+            after: keep(self.after, after),
+            due_here: keep(self.due_here, due_here),
+            due_below: keep(self.due_below, due_below),
         }
     }
 }
@@ -248,22 +268,24 @@ impl State {
 #[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
 unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     plan: &Plan,
-    flat: &Flat,
     depth: usize,
-    mut items: impl Iterator<Item = &'a Prefix>,
+    items: impl Iterator<Item = &'a Prefix>,
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
-    // The table holds the first board, if any: `ONE` says whether it is the only one.
-    let rows = Table::new(plan.boards.first().map_or(&[], |m| &m[..]), &flat.rows);
-    let dues = Table::new(plan.due.first().map_or(&[], |m| &m[..]), &flat.due);
+    let zero = _mm512_setzero_si512();
+    // The first table starts with the first board: with `ONE`, the only one ever read.
+    let blank = Table { cells: [zero; 2], due: [zero; 2] };
+    let first = if plan.boards.is_empty() { blank } else { Table::new(plan, 0) };
+    let mut slots = Slots { tables: [first, blank], boards: [Some(0), None], current: 0, second: 0 };
+    let mut items = items.peekable();
     let mut total = Tally::default();
     let mut spill = Spill::<LANES>::default();
-    let zero = _mm512_setzero_si512();
     let one = _mm512_set1_epi32(1);
     let spare = _mm512_set1_epi32(32 - plan.n as i32);
-    let mut active = spill.refill(0, &mut items, plan, depth, &mut total);
-    let blank = State { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, base: zero, sub: zero, here: zero, below: zero, after: zero, due_here: zero, due_below: zero };
-    let mut v = blank.refilled::<ONE>(&spill, u16::MAX, active as u16, &rows, &dues, spare);
+    let mut live = 0;
+    let mut active = spill.refill(0, &mut items, plan, depth, &mut total, |lane, p| slots.admit(lane, p.board, &mut live, plan));
+    let idle = State { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, here: zero, below: zero, after: zero, due_here: zero, due_below: zero };
+    let mut v = idle.refilled::<ONE>(&spill, u16::MAX, &slots, spare);
     let mut stack = [zero; W];
     let mut passes = 0u64;
 
@@ -272,10 +294,8 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     let spare_plus_one = _mm512_add_epi32(spare, one);
     let thirty_one = _mm512_set1_epi32(31);
     let (two, three) = (_mm512_set1_epi32(2), _mm512_set1_epi32(3));
-    let steps = flat.steps.as_ptr() as *const i64;
-    let up_steps = _mm512_set1_epi32(flat.rows.len() as i32);
     while active != 0 {
-        let State { avail, cols, ld, rd, row, base, sub, here, mut below, mut after, due_here, mut due_below } = v;
+        let State { avail, cols, ld, rd, row, sub, here, mut below, mut after, due_here, mut due_below } = v;
         let empty = _mm512_testn_epi32_mask(avail, avail);
         let at_top = _mm512_cmpeq_epi32_mask(row, top);
         // Lanes that finished their prefix: rare, so this branch is predictable.
@@ -283,8 +303,9 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
         if done != 0 {
             spill.save(&v);
             let fresh = (done | !active) as u16;
-            active = spill.refill(done, &mut items, plan, depth, &mut total);
-            v = v.refilled::<ONE>(&spill, fresh, active as u16, &rows, &dues, spare);
+            live = (active & !done) as u16;
+            active = spill.refill(done, &mut items, plan, depth, &mut total, |lane, p| slots.admit(lane, p.board, &mut live, plan));
+            v = v.refilled::<ONE>(&spill, fresh, &slots, spare);
             continue;
         }
         passes += 1;
@@ -299,10 +320,9 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
         let placed = !empty;
         total.nodes += placed.count_ones() as u64;
         if ONE {
-            // A permute costs less than keeping the window up to date.
-            below = rows.fetch::<ONE>(base, _mm512_add_epi32(row, one), placed);
-            after = rows.fetch::<ONE>(base, _mm512_add_epi32(row, two), placed);
-            due_below = if DUE { dues.fetch::<ONE>(base, _mm512_add_epi32(row, one), placed) } else { zero };
+            // Three permutes cost less than keeping the window up to date.
+            (below, due_below) = slots.fetch::<ONE>(_mm512_add_epi32(row, one));
+            after = slots.fetch::<ONE>(_mm512_add_epi32(row, two)).0;
         }
         // Place: the lowest free cell (two's complement keeps only it in common with avail).
         let bit = _mm512_and_si512(avail, _mm512_sub_epi32(zero, avail));
@@ -320,15 +340,12 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
         let down = placed & !leaf & _mm512_test_epi32_mask(later, later);
         let up = empty & !at_top;
 
-        // One fetch per lane moves the window: row + 3 going down, row - 1 going up (and
-        // the due columns of row + 2 or row - 1). With the table, only row - 1 is needed.
+        // The row above, for lanes going up; with the window, also row + 3 for lanes going
+        // down (and the due columns of row + 2).
         let prev = _mm512_sub_epi32(row, one);
-        let (fetched, fetched_due) = if ONE {
-            (rows.fetch::<ONE>(base, prev, up), if DUE { dues.fetch::<ONE>(base, prev, up) } else { zero })
-        } else {
-            let going_up = _mm512_add_epi32(_mm512_add_epi32(base, prev), up_steps);
-            fetch_steps(steps, _mm512_mask_add_epi32(going_up, down, _mm512_add_epi32(base, row), three), up | down)
-        };
+        let ahead = if ONE { 0 } else { down };
+        let fetched = slots.fetch::<ONE>(_mm512_mask_add_epi32(prev, ahead, row, three)).0;
+        let fetched_due = slots.fetch::<ONE>(_mm512_mask_add_epi32(prev, ahead, row, two)).1;
 
         // Back up: the row above, rebuilt from its queen (see the module doc).
         let queen = _mm512_sllv_epi32(one, _mm512_and_si512(stack[0], thirty_one));
@@ -349,7 +366,6 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
             ld: pick(ld, up_ld, nl),
             rd: pick(rd, up_rd, nr),
             row: pick(row, prev, _mm512_add_epi32(row, one)),
-            base,
             sub,
             here: pick(here, fetched, below),
             below: pick(below, here, after),
@@ -380,9 +396,8 @@ mod tests {
             let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, p, &ctl).unwrap();
             t + Tally { solutions: solutions * plan.weights[b], nodes }
         });
-        let flat = Flat::new(plan);
         for words in stack_rows(plan, depth).div_ceil(PER_WORD).max(1)..=4 {
-            let lanes = count_in_words(words, plan, &flat, depth, plan.any_due(depth), prefixes.items.iter(), &ctl).unwrap();
+            let lanes = count_in_words(words, plan, depth, plan.any_due(depth), prefixes.items.iter(), &ctl).unwrap();
             assert_eq!(lanes, scalar, "n={} depth={depth} words={words}", plan.n);
         }
     }

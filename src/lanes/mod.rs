@@ -13,30 +13,24 @@
 mod avx2;
 mod avx512;
 
+use std::iter::Peekable;
+
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
 
 /// Every board of a plan, rows end to end (board `b`'s row `r` at `b * n + r`), as the
-/// lanes gather them by index.
+/// AVX2 lanes gather them by index.
 pub struct Flat {
     rows: Vec<u32>,
     due: Vec<u32>,
-    /// What a lane fetches as it moves, a row's cells and due columns in one 64-bit entry
-    /// (cells low): going down, row `r`'s cells with row `r - 1`'s due columns at `b * n + r`;
-    /// going up, row `r`'s cells and due columns at `boards * n + b * n + r`.
-    steps: Vec<u64>,
 }
 
 impl Flat {
     /// The plan's row masks and due columns, flattened.
     pub fn new(plan: &Plan) -> Flat {
-        let (rows, due) = (plan.boards.concat(), plan.due.concat());
-        let pack = |r: usize, d: u32| rows[r] as u64 | (d as u64) << 32;
-        let down = (0..rows.len()).map(|r| pack(r, if r % plan.n == 0 { 0 } else { due[r - 1] }));
-        let steps = down.chain((0..rows.len()).map(|r| pack(r, due[r]))).collect();
-        Flat { rows, due, steps }
+        Flat { rows: plan.boards.concat(), due: plan.due.concat() }
     }
 }
 
@@ -78,7 +72,7 @@ pub fn count<'a>(
 ) -> Result<Tally, Interrupted> {
     assert!(Isa::available().contains(&isa) && depth + 3 <= plan.n, "lanes::count needs {isa:?} and three rows to search");
     match isa {
-        Isa::Avx512 if avx512::suits(plan, depth) => avx512::count(plan, flat, depth, due, items, ctl),
+        Isa::Avx512 if avx512::suits(plan, depth) => avx512::count(plan, depth, due, items, ctl),
         _ => avx2::count(plan, flat, depth, due, items, ctl),
     }
 }
@@ -116,9 +110,18 @@ impl<const L: usize> Spill<L> {
         }
     }
 
-    /// Ends the prefixes of the lanes in `done` and hands every idle lane the next of
-    /// `items` (row `depth` of `plan`); returns the mask of lanes holding a prefix.
-    fn refill<'a>(&mut self, done: u32, items: &mut impl Iterator<Item = &'a Prefix>, plan: &Plan, depth: usize, total: &mut Tally) -> u32 {
+    /// Ends the prefixes of the lanes in `done` and hands idle lanes the next of `items`
+    /// (row `depth` of `plan`), in lane order, while `admit` takes them; returns the mask of
+    /// lanes holding a prefix.
+    fn refill<'a, I: Iterator<Item = &'a Prefix>>(
+        &mut self,
+        done: u32,
+        items: &mut Peekable<I>,
+        plan: &Plan,
+        depth: usize,
+        total: &mut Tally,
+        mut admit: impl FnMut(usize, &Prefix) -> bool,
+    ) -> u32 {
         self.flush(done, total);
         let mut active = 0;
         for lane in 0..L {
@@ -126,7 +129,7 @@ impl<const L: usize> Spill<L> {
                 self.weight[lane] = None;
             }
             if self.weight[lane].is_none() {
-                match items.next() {
+                match items.next_if(|p| admit(lane, p)) {
                     Some(p) => {
                         let b = p.board as usize;
                         self.weight[lane] = Some(plan.weights[b]);
