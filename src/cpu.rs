@@ -31,17 +31,24 @@ pub enum Schedule {
     /// the exercise's OpenMP `schedule(static, 1024)` does.
     Static,
     /// Chunks of [`DYNAMIC_CHUNK`] prefixes taken in order by whichever thread is free, as
-    /// OpenMP's `schedule(dynamic)`. The default: on 16 threads (the H100 host) fixed
-    /// chunks left threads idle (empty 17x17 with symmetry, second session: 4.9 s static,
-    /// 1.9 s with small chunks going to free threads).
+    /// OpenMP's `schedule(dynamic)`. On 16 threads (the H100 host) fixed chunks left
+    /// threads idle (empty 17x17 with symmetry, second session: 4.9 s static, 1.9 s with
+    /// small chunks going to free threads).
     #[default]
     Dynamic,
+    /// Chunks taken in order by whichever thread is free, each a share of what is left
+    /// (1 / (16 * threads): larger shares left 2 local threads unbalanced on empty 16x16)
+    /// but at least [`DYNAMIC_CHUNK`], as OpenMP's `schedule(guided)`:
+    /// a thread's prefixes come in long runs of one board, which the AVX-512 lanes' two
+    /// board tables like.
+    Guided,
 }
 
 /// Prefixes per chunk in the static schedule.
 pub const STATIC_CHUNK: usize = 1024;
-/// Prefixes per chunk in the dynamic schedule: small enough that threads finish together,
-/// large enough that taking one stays out of the profile.
+/// Prefixes per chunk in the dynamic schedule, and the least in the guided one: small
+/// enough that threads finish together, large enough that taking one stays out of the
+/// profile.
 pub const DYNAMIC_CHUNK: usize = 16;
 
 /// Counts all of `prefixes` on the current rayon pool: each thread takes its chunks as the
@@ -49,24 +56,27 @@ pub const DYNAMIC_CHUNK: usize = 16;
 /// [`crate::lanes`] never wait for a chunk's last prefix.
 pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
     let depth = prefixes.depth;
-    let size = match schedule {
-        Schedule::Static => STATIC_CHUNK,
-        Schedule::Dynamic => DYNAMIC_CHUNK,
-    };
-    let chunks: Vec<&[Prefix]> = prefixes.items.chunks(size).collect();
+    let items = &prefixes.items[..];
     let threads = rayon::current_num_threads();
     let taken = AtomicUsize::new(0);
     let search = Search::new(plan, depth);
     let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| {
-        let mut dealt = (ctx.index()..).step_by(threads);
+        let mut dealt = (ctx.index() * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
         let mine = std::iter::from_fn(|| {
             // A cancelled run stops taking chunks; its partial sums are thrown away below.
             ctl.check().ok()?;
-            let i = match schedule {
-                Schedule::Static => dealt.next()?,
-                Schedule::Dynamic => taken.fetch_add(1, Ordering::Relaxed),
+            let (start, size) = match schedule {
+                Schedule::Static => (dealt.next()?, STATIC_CHUNK),
+                Schedule::Dynamic => (taken.fetch_add(DYNAMIC_CHUNK, Ordering::Relaxed), DYNAMIC_CHUNK),
+                Schedule::Guided => {
+                    // Another thread may take a chunk in between: the share is a guide, and
+                    // fetch_add keeps the chunks apart whatever it says.
+                    let left = items.len().saturating_sub(taken.load(Ordering::Relaxed));
+                    let size = (left / (64 * threads)).max(DYNAMIC_CHUNK);
+                    (taken.fetch_add(size, Ordering::Relaxed), size)
+                }
             };
-            let chunk = *chunks.get(i)?;
+            let chunk = items.get(start..items.len().min(start + size))?;
             ctl.advance(chunk.len() as u64);
             Some(chunk)
         });
@@ -249,8 +259,9 @@ mod tests {
         for (i, &want) in known.iter().enumerate() {
             let b = Board::empty(i + 1).unwrap();
             for min in [1, 5, 50, 1_000_000] {
-                assert_eq!(count_board(&b, min, Schedule::Dynamic), want, "n={} min={min}", i + 1);
-                assert_eq!(count_board(&b, min, Schedule::Static), want, "n={} min={min}", i + 1);
+                for schedule in [Schedule::Static, Schedule::Dynamic, Schedule::Guided] {
+                    assert_eq!(count_board(&b, min, schedule), want, "n={} min={min} {schedule:?}", i + 1);
+                }
             }
         }
     }
