@@ -19,7 +19,7 @@ fn counting_core(c: &mut Criterion) {
     group.sample_size(10);
     for (name, board) in [("empty_12", Board::empty(12).unwrap()), ("sprinkled_13", sprinkled(13))] {
         let plan = Plan::plain(&board);
-        let prefixes = prefix::expand(&plan, prefix::CPU_TARGET);
+        let prefixes = prefix::expand(&plan, prefix::cpu_target(None));
         let ctl = Control::default();
         // Nodes are fixed for a board, so elements/s here is nodes per second.
         let nodes = cpu::count(&plan, &prefixes, Schedule::default(), &ctl).expect("not cancelled").nodes;
@@ -42,7 +42,7 @@ fn expansion(c: &mut Criterion) {
     for n in [16, 19] {
         let board = Board::empty(n).unwrap();
         group.bench_function(format!("plain_{n}_to_cpu_target"), |b| {
-            b.iter_batched(|| Plan::plain(&board), |plan| prefix::expand(&plan, prefix::CPU_TARGET), BatchSize::SmallInput)
+            b.iter_batched(|| Plan::plain(&board), |plan| prefix::expand(&plan, prefix::cpu_target(None)), BatchSize::SmallInput)
         });
         group.bench_function(format!("symmetric_plan_{n}"), |b| b.iter(|| Plan::optimized(&board)));
     }

@@ -22,6 +22,9 @@ pub struct Plan {
     pub orientation: Sym,
     /// The symmetries of the oriented board used to cut the search.
     pub group: Vec<Sym>,
+    /// The search's size as planning estimated it (the oriented board's tree over the
+    /// symmetry's expected gain), where it did.
+    pub expected_nodes: Option<f64>,
 }
 
 /// The tree size under which a board is counted at once, since planning would cost more
@@ -37,7 +40,7 @@ impl Plan {
     /// A plan of weighted boards (row masks of side `n`), with their due columns worked out.
     pub fn new(n: usize, boards: Vec<Vec<u32>>, weights: Vec<u64>, orientation: Sym, group: Vec<Sym>) -> Plan {
         let due = boards.iter().map(|rows| due_columns(rows)).collect();
-        Plan { n, boards, due, weights, orientation, group }
+        Plan { n, boards, due, weights, orientation, group, expected_nodes: None }
     }
 
     /// Whether a search from row `from` must look at the due columns of some board: see
@@ -55,7 +58,7 @@ impl Plan {
     /// then one board per orbit of frames under the oriented board's symmetries.
     pub fn optimized(board: &Board) -> Plan {
         match best_orientation(board) {
-            Some(orientation) => Plan::symmetric(board, orientation),
+            Some((orientation, expected)) => Plan { expected_nodes: Some(expected), ..Plan::symmetric(board, orientation) },
             None => Plan::plain(board),
         }
     }
@@ -124,8 +127,8 @@ fn expected_gain(group: &[Sym]) -> f64 {
 }
 
 /// The orientation with the smallest estimated search tree per the symmetry gain it
-/// allows, or `None` when the tree is too small for planning to pay.
-fn best_orientation(board: &Board) -> Option<Sym> {
+/// allows, and that estimate; `None` when the tree is too small for planning to pay.
+fn best_orientation(board: &Board) -> Option<(Sym, f64)> {
     small_count(board).is_none().then_some(())?;
     let mut best = (f64::INFINITY, Sym::Identity);
     let mut seen: Vec<Board> = Vec::with_capacity(8);
@@ -142,7 +145,7 @@ fn best_orientation(board: &Board) -> Option<Sym> {
             best = (score, g);
         }
     }
-    Some(best.1)
+    Some((best.1, best.0))
 }
 
 /// Knuth's estimate of the search tree's size: the mean, over random root-to-leaf dives,

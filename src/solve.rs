@@ -9,7 +9,7 @@ use crate::control::{Control, Interrupted};
 use crate::cpu::{self, Schedule};
 use crate::gpu::{self, Gpu, GpuCountError, GpuError};
 use crate::plan::{self, Plan};
-use crate::prefix::{self, Prefixes, CPU_TARGET};
+use crate::prefix::{self, Prefixes};
 use crate::symmetry::{self, Sym};
 
 /// Which counter to use.
@@ -220,7 +220,7 @@ impl Solver {
         }
         let plan = if self.options.no_symmetry { Plan::plain(board) } else { Plan::optimized(board) };
         let plan_time = started.elapsed();
-        let base = prefix::expand(&plan, CPU_TARGET);
+        let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
         let mut report = Report {
             count: 0,
             n: board.n(),
@@ -336,7 +336,7 @@ mod tests {
     #[test]
     fn the_cpu_sample_tells_big_boards_from_small_ones() {
         let big = Plan::plain(&Board::empty(15).unwrap());
-        assert!(cpu_would_take(&big, &prefix::expand(&big, CPU_TARGET), 1e-9));
+        assert!(cpu_would_take(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9));
         let small = Plan::plain(&Board::empty(8).unwrap());
         assert!(!cpu_would_take(&small, &prefix::expand(&small, 10), 10.0));
     }
