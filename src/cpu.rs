@@ -114,7 +114,7 @@ impl Search {
         if depth + 3 > plan.n {
             return Search::Scalar;
         }
-        Search::Lanes { isa, flat: crate::lanes::Flat::new(plan), due: plan.any_due(depth) }
+        Search::Lanes { isa, flat: crate::lanes::Flat::new(plan), due: crate::lanes::uses_due(isa, plan, depth) }
     }
 
     /// Completes `prefixes`: weighted solutions and nodes.
@@ -283,11 +283,17 @@ mod tests {
                         if prefixes.depth + 3 > n {
                             continue;
                         }
-                        let scalar = Search::Scalar.run(&plan, prefixes.depth, prefixes.items.iter(), &Control::default()).unwrap();
+                        let depth = prefixes.depth;
+                        let scalar = Search::Scalar.run(&plan, depth, prefixes.items.iter(), &Control::default()).unwrap();
+                        // The same plan without due columns, for lanes that leave them out.
+                        let undue = Plan { due: vec![vec![0; n]; plan.boards.len()], ..plan.clone() };
+                        let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter(), &Control::default()).unwrap();
                         for isa in crate::lanes::Isa::available() {
-                            let lanes = Search::lanes(isa, &plan, prefixes.depth);
-                            let fast = lanes.run(&plan, prefixes.depth, prefixes.items.iter(), &Control::default()).unwrap();
-                            assert_eq!(fast, scalar, "{isa:?} n={n} density={density} min={min}");
+                            let lanes = Search::lanes(isa, &plan, depth);
+                            let fast = lanes.run(&plan, depth, prefixes.items.iter(), &Control::default()).unwrap();
+                            let want = if crate::lanes::uses_due(isa, &plan, depth) { scalar } else { scalar_undue };
+                            assert_eq!(fast, want, "{isa:?} n={n} density={density} min={min}");
+                            assert_eq!(fast.solutions, scalar.solutions);
                         }
                     }
                 }

@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{Flat, Spill};
+use super::{Feed, Flat, Spill};
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
@@ -128,14 +128,14 @@ unsafe fn search<'a, const DUE: bool>(
     items: impl Iterator<Item = &'a Prefix>,
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
-    let mut items = items.peekable();
+    let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };
     let n = plan.n as i32;
     let rows = flat.rows.as_ptr() as *const i32;
     let dues = flat.due.as_ptr() as *const i32;
     let mut stack = vec![[0u32; 4]; LANES * SLOTS];
     let mut total = Tally::default();
     let mut spill = Spill::default();
-    let mut active = spill.refill(0, &mut items, plan, depth, &mut total, |_, _| true);
+    let mut active = spill.refill(0, &mut feed, &mut total, |_, _| true);
     let mut v = spill.state();
     let mut passes = 0u64;
 
@@ -155,7 +155,7 @@ unsafe fn search<'a, const DUE: bool>(
         let done = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(empty, at_top))) as u32 & active;
         if done != 0 {
             spill.save(&v);
-            active = spill.refill(done, &mut items, plan, depth, &mut total, |_, _| true);
+            active = spill.refill(done, &mut feed, &mut total, |_, _| true);
             v = spill.state();
             continue;
         }

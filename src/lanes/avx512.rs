@@ -7,14 +7,15 @@
 //!   kept `32 - n` bits up (the columns sit at the top of the word) and a board qualifies
 //!   only when its stack is at most `32 - n` rows deep: then no bit that comes back into
 //!   the board on the way up was ever shifted out.
-//! - A row's cells and due columns come from tables in registers by permute, not from
+//! - A row's cells (and due columns, which only a plan of one board looks at: see
+//!   [`honours_due`]) come from tables in registers by permute, not from
 //!   memory by gather. There are two tables, so that on a plan of many boards lanes can
 //!   start on the next board while others finish the last; a lane waits only when its
 //!   next prefix needs a third.
 
 use std::arch::x86_64::*;
 
-use super::Spill;
+use super::{Feed, Spill};
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
@@ -44,7 +45,17 @@ pub(super) fn suits(plan: &Plan, depth: usize) -> bool {
     depth + 3 <= plan.n && stack_rows(plan, depth) <= 32 - plan.n
 }
 
-/// [`super::count`] on sixteen lanes. Call only where [`supported`] and [`suits`].
+/// Whether the sixteen lanes look at `plan`'s due columns (where some matter): only on a
+/// plan of one board, where they come from obstacles and may cut whole subtrees. On the
+/// symmetry splits' many boards the check cost more than it saved (2 local threads:
+/// empty 17x17 1.55 -> 1.36 s though with 15% more nodes, mirror_17 1.45 -> 1.14 s with
+/// the same nodes).
+pub(super) fn honours_due(plan: &Plan) -> bool {
+    plan.boards.len() == 1
+}
+
+/// [`super::count`] on sixteen lanes. Call only where [`supported`] and [`suits`], and
+/// with `due` only where [`honours_due`].
 pub(super) fn count<'a>(
     plan: &Plan,
     depth: usize,
@@ -65,6 +76,7 @@ fn count_in_words<'a>(
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
     assert!(suits(plan, depth) && words * PER_WORD >= stack_rows(plan, depth) && words <= 4, "board unsuited to sixteen lanes");
+    assert!(!due || honours_due(plan), "due columns on a plan of many boards");
     let one = plan.boards.len() == 1;
     // SAFETY: the caller saw the features; `search` reads the plan's boards through safe
     // indexing and keeps the rest in registers.
@@ -74,10 +86,8 @@ fn count_in_words<'a>(
             (false, false, false) => search::<false, false, 4>(plan, depth, items, ctl),
             (false, true, true) => search::<false, true, 2>(plan, depth, items, ctl),
             (false, true, false) => search::<false, true, 4>(plan, depth, items, ctl),
-            (true, false, true) => search::<true, false, 2>(plan, depth, items, ctl),
-            (true, false, false) => search::<true, false, 4>(plan, depth, items, ctl),
-            (true, true, true) => search::<true, true, 2>(plan, depth, items, ctl),
-            (true, true, false) => search::<true, true, 4>(plan, depth, items, ctl),
+            (true, _, true) => search::<true, true, 2>(plan, depth, items, ctl),
+            (true, _, false) => search::<true, true, 4>(plan, depth, items, ctl),
         }
     }
 }
@@ -212,9 +222,6 @@ struct State {
     here: __m512i,
     below: __m512i,
     after: __m512i,
-    /// The due columns of rows `row` and `row + 1`, likewise.
-    due_here: __m512i,
-    due_below: __m512i,
 }
 
 #[target_feature(enable = "avx512f")]
@@ -245,8 +252,7 @@ impl State {
     #[target_feature(enable = "avx512f")]
     unsafe fn refilled<const ONE: bool>(self, spill: &Spill<LANES>, fresh: __mmask16, slots: &Slots, spare: __m512i) -> State {
         let row = load(&spill.row);
-        let rows = |ahead: i32| slots.fetch::<ONE>(_mm512_add_epi32(row, _mm512_set1_epi32(ahead)));
-        let ((here, due_here), (below, due_below), (after, _)) = (rows(0), rows(1), rows(2));
+        let rows = |ahead: i32| slots.fetch::<ONE>(_mm512_add_epi32(row, _mm512_set1_epi32(ahead))).0;
         let keep = |old: __m512i, new: __m512i| _mm512_mask_mov_epi32(old, fresh, new);
         let rd = load(&spill.rd);
         State {
@@ -256,11 +262,9 @@ impl State {
             rd: _mm512_mask_sllv_epi32(rd, fresh, rd, spare),
             row,
             sub: load(&spill.sub),
-            here: keep(self.here, here),
-            below: keep(self.below, below),
-            after: keep(self.after, after),
-            due_here: keep(self.due_here, due_here),
-            due_below: keep(self.due_below, due_below),
+            here: keep(self.here, rows(0)),
+            below: keep(self.below, rows(1)),
+            after: keep(self.after, rows(2)),
         }
     }
 }
@@ -277,14 +281,14 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     let blank = Table { cells: [zero; 2], due: [zero; 2] };
     let first = if plan.boards.is_empty() { blank } else { Table::new(plan, 0) };
     let mut slots = Slots { tables: [first, blank], boards: [Some(0), None], current: 0, second: 0 };
-    let mut items = items.peekable();
+    let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };
     let mut total = Tally::default();
     let mut spill = Spill::<LANES>::default();
     let one = _mm512_set1_epi32(1);
     let spare = _mm512_set1_epi32(32 - plan.n as i32);
     let mut live = 0;
-    let mut active = spill.refill(0, &mut items, plan, depth, &mut total, |lane, p| slots.admit(lane, p.board, &mut live, plan));
-    let idle = State { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, here: zero, below: zero, after: zero, due_here: zero, due_below: zero };
+    let mut active = spill.refill(0, &mut feed, &mut total, |lane, p| slots.admit(lane, p.board, &mut live, plan));
+    let idle = State { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, here: zero, below: zero, after: zero };
     let mut v = idle.refilled::<ONE>(&spill, u16::MAX, &slots, spare);
     let mut stack = [zero; W];
     let mut passes = 0u64;
@@ -295,7 +299,7 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     let thirty_one = _mm512_set1_epi32(31);
     let (two, three) = (_mm512_set1_epi32(2), _mm512_set1_epi32(3));
     while active != 0 {
-        let State { avail, cols, ld, rd, row, sub, here, mut below, mut after, due_here, mut due_below } = v;
+        let State { avail, cols, ld, rd, row, sub, here, below, after } = v;
         let empty = _mm512_testn_epi32_mask(avail, avail);
         let at_top = _mm512_cmpeq_epi32_mask(row, top);
         // Lanes that finished their prefix: rare, so this branch is predictable.
@@ -304,7 +308,7 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
             spill.save(&v);
             let fresh = (done | !active) as u16;
             live = (active & !done) as u16;
-            active = spill.refill(done, &mut items, plan, depth, &mut total, |lane, p| slots.admit(lane, p.board, &mut live, plan));
+            active = spill.refill(done, &mut feed, &mut total, |lane, p| slots.admit(lane, p.board, &mut live, plan));
             v = v.refilled::<ONE>(&spill, fresh, &slots, spare);
             continue;
         }
@@ -319,11 +323,13 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
 
         let placed = !empty;
         total.nodes += placed.count_ones() as u64;
-        if ONE {
-            // Three permutes cost less than keeping the window up to date.
-            (below, due_below) = slots.fetch::<ONE>(_mm512_add_epi32(row, one));
-            after = slots.fetch::<ONE>(_mm512_add_epi32(row, two)).0;
-        }
+        // With one board, three permutes cost less than keeping the window up to date.
+        let (below, after, due_below) = if ONE {
+            let (below, due_below) = slots.fetch::<ONE>(_mm512_add_epi32(row, one));
+            (below, slots.fetch::<ONE>(_mm512_add_epi32(row, two)).0, due_below)
+        } else {
+            (below, after, zero)
+        };
         // Place: the lowest free cell (two's complement keeps only it in common with avail).
         let bit = _mm512_and_si512(avail, _mm512_sub_epi32(zero, avail));
         let rest = _mm512_xor_si512(avail, bit);
@@ -341,11 +347,10 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
         let up = empty & !at_top;
 
         // The row above, for lanes going up; with the window, also row + 3 for lanes going
-        // down (and the due columns of row + 2).
+        // down.
         let prev = _mm512_sub_epi32(row, one);
         let ahead = if ONE { 0 } else { down };
-        let fetched = slots.fetch::<ONE>(_mm512_mask_add_epi32(prev, ahead, row, three)).0;
-        let fetched_due = slots.fetch::<ONE>(_mm512_mask_add_epi32(prev, ahead, row, two)).1;
+        let (fetched, fetched_due) = slots.fetch::<ONE>(_mm512_mask_add_epi32(prev, ahead, row, three));
 
         // Back up: the row above, rebuilt from its queen (see the module doc).
         let queen = _mm512_sllv_epi32(one, _mm512_and_si512(stack[0], thirty_one));
@@ -370,8 +375,6 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
             here: pick(here, fetched, below),
             below: pick(below, here, after),
             after: pick(after, below, fetched),
-            due_here: pick(due_here, fetched_due, due_below),
-            due_below: pick(due_below, due_here, fetched_due),
         };
     }
     Ok(total)
@@ -391,13 +394,16 @@ mod tests {
         let depth = prefixes.depth;
         assert!(suits(plan, depth), "n={} depth={depth}", plan.n);
         let ctl = Control::default();
+        // The scalar search with the same due columns as the lanes: none, unless they honour them.
+        let due = plan.any_due(depth) && honours_due(plan);
         let scalar = prefixes.items.iter().fold(Tally::default(), |t, p| {
             let b = p.board as usize;
-            let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, p, &ctl).unwrap();
+            let none = vec![0; plan.n];
+            let (solutions, nodes) = count_prefix(&plan.boards[b], if due { &plan.due[b] } else { &none }, depth, p, &ctl).unwrap();
             t + Tally { solutions: solutions * plan.weights[b], nodes }
         });
         for words in stack_rows(plan, depth).div_ceil(PER_WORD).max(1)..=4 {
-            let lanes = count_in_words(words, plan, depth, plan.any_due(depth), prefixes.items.iter(), &ctl).unwrap();
+            let lanes = count_in_words(words, plan, depth, due, prefixes.items.iter(), &ctl).unwrap();
             assert_eq!(lanes, scalar, "n={} depth={depth} words={words}", plan.n);
         }
     }

@@ -57,9 +57,15 @@ impl Isa {
     }
 }
 
+/// Whether the lanes on `isa` look at `plan`'s due columns below row `depth`: where some
+/// matter, except on sixteen lanes and many boards (see `avx512::honours_due`).
+pub fn uses_due(isa: Isa, plan: &Plan, depth: usize) -> bool {
+    plan.any_due(depth) && !(isa == Isa::Avx512 && avx512::suits(plan, depth) && !avx512::honours_due(plan))
+}
+
 /// Completes `items` (all at row `depth`, at least three rows from the end) on the widest
 /// of `isa` and what the board allows, and returns the weighted solutions and nodes.
-/// `due`: whether some board's due columns matter below `depth`. `isa` must be one of
+/// `due`: whether to look at due columns, as [`uses_due`] says. `isa` must be one of
 /// [`Isa::available`].
 pub fn count<'a>(
     isa: Isa,
@@ -75,6 +81,15 @@ pub fn count<'a>(
         Isa::Avx512 if avx512::suits(plan, depth) => avx512::count(plan, depth, due, items, ctl),
         _ => avx2::count(plan, flat, depth, due, items, ctl),
     }
+}
+
+/// Where lanes get their prefixes: `items`, all at row `depth` of `plan`, whose cells in
+/// that row take the due columns into account if `due`.
+struct Feed<'p, 'a, I: Iterator<Item = &'a Prefix>> {
+    items: Peekable<I>,
+    plan: &'p Plan,
+    depth: usize,
+    due: bool,
 }
 
 /// The lanes' state spilled to arrays, where lanes change prefixes one by one.
@@ -110,18 +125,18 @@ impl<const L: usize> Spill<L> {
         }
     }
 
-    /// Ends the prefixes of the lanes in `done` and hands idle lanes the next of `items`
-    /// (row `depth` of `plan`), in lane order, while `admit` takes them; returns the mask of
-    /// lanes holding a prefix.
+    /// Ends the prefixes of the lanes in `done` and hands idle lanes the next prefixes of
+    /// `feed`, in lane order, while `admit` takes them; returns the mask of lanes holding a
+    /// prefix.
     fn refill<'a, I: Iterator<Item = &'a Prefix>>(
         &mut self,
         done: u32,
-        items: &mut Peekable<I>,
-        plan: &Plan,
-        depth: usize,
+        feed: &mut Feed<'_, 'a, I>,
         total: &mut Tally,
         mut admit: impl FnMut(usize, &Prefix) -> bool,
     ) -> u32 {
+        let Feed { items, plan, depth, due } = feed;
+        let (plan, depth) = (*plan, *depth);
         self.flush(done, total);
         let mut active = 0;
         for lane in 0..L {
@@ -133,7 +148,7 @@ impl<const L: usize> Spill<L> {
                     Some(p) => {
                         let b = p.board as usize;
                         self.weight[lane] = Some(plan.weights[b]);
-                        self.avail[lane] = p.avail(plan, depth);
+                        self.avail[lane] = if *due { p.avail(plan, depth) } else { plan.boards[b][depth] & !(p.cols | p.ld | p.rd) };
                         (self.cols[lane], self.ld[lane], self.rd[lane]) = (p.cols, p.ld, p.rd);
                         self.base[lane] = (b * plan.n) as u32;
                     }
