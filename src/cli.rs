@@ -36,8 +36,8 @@ pub struct Cli {
     threads: Option<u16>,
 
     /// How the CPU hands prefixes to its threads: dynamic (chunks of 16, each to the next
-    /// free thread), guided (likewise, but each chunk a share of what is left, at least 16)
-    /// or static (fixed chunks of 1024, dealt round-robin, as OpenMP's schedule(static, 1024)).
+    /// free thread) or static (fixed chunks of 1024, dealt round-robin, as OpenMP's
+    /// schedule(static, 1024)).
     #[arg(long, value_enum, default_value_t = ScheduleArg::Dynamic)]
     schedule: ScheduleArg,
 
@@ -77,7 +77,6 @@ enum ScheduleArg {
     /// Also accepted as "steal", the name it had before.
     #[value(alias = "steal")]
     Dynamic,
-    Guided,
 }
 
 impl Cli {
@@ -104,7 +103,6 @@ impl Cli {
                 schedule: match self.schedule {
                     ScheduleArg::Dynamic => Schedule::Dynamic,
                     ScheduleArg::Static => Schedule::Static,
-                    ScheduleArg::Guided => Schedule::Guided,
                 },
                 no_symmetry: self.no_symmetry,
                 devices: self.devices.clone(),

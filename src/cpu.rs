@@ -36,19 +36,12 @@ pub enum Schedule {
     /// small chunks going to free threads).
     #[default]
     Dynamic,
-    /// Chunks taken in order by whichever thread is free, each a share of what is left
-    /// (1 / (16 * threads): larger shares left 2 local threads unbalanced on empty 16x16)
-    /// but at least [`DYNAMIC_CHUNK`], as OpenMP's `schedule(guided)`:
-    /// a thread's prefixes come in long runs of one board, which the AVX-512 lanes' two
-    /// board tables like.
-    Guided,
 }
 
 /// Prefixes per chunk in the static schedule.
 pub const STATIC_CHUNK: usize = 1024;
-/// Prefixes per chunk in the dynamic schedule, and the least in the guided one: small
-/// enough that threads finish together, large enough that taking one stays out of the
-/// profile.
+/// Prefixes per chunk in the dynamic schedule: small enough that threads finish together,
+/// large enough that taking one stays out of the profile.
 pub const DYNAMIC_CHUNK: usize = 16;
 
 /// Counts all of `prefixes` on the current rayon pool: each thread takes its chunks as the
@@ -68,13 +61,6 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
             let (start, size) = match schedule {
                 Schedule::Static => (dealt.next()?, STATIC_CHUNK),
                 Schedule::Dynamic => (taken.fetch_add(DYNAMIC_CHUNK, Ordering::Relaxed), DYNAMIC_CHUNK),
-                Schedule::Guided => {
-                    // Another thread may take a chunk in between: the share is a guide, and
-                    // fetch_add keeps the chunks apart whatever it says.
-                    let left = items.len().saturating_sub(taken.load(Ordering::Relaxed));
-                    let size = (left / (64 * threads)).max(DYNAMIC_CHUNK);
-                    (taken.fetch_add(size, Ordering::Relaxed), size)
-                }
             };
             let chunk = items.get(start..items.len().min(start + size))?;
             ctl.advance(chunk.len() as u64);
@@ -259,7 +245,7 @@ mod tests {
         for (i, &want) in known.iter().enumerate() {
             let b = Board::empty(i + 1).unwrap();
             for min in [1, 5, 50, 1_000_000] {
-                for schedule in [Schedule::Static, Schedule::Dynamic, Schedule::Guided] {
+                for schedule in [Schedule::Static, Schedule::Dynamic] {
                     assert_eq!(count_board(&b, min, schedule), want, "n={} min={min} {schedule:?}", i + 1);
                 }
             }
