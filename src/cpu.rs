@@ -253,6 +253,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_arch = "x86_64")]
     fn lanes_and_the_scalar_search_agree_node_for_node() {
         // Random obstacles (a fixed LCG), with and without the symmetry split's due columns.
         let mut seed = 0x2545_f491_4f6c_dd1du64;

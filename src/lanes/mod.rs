@@ -7,8 +7,8 @@
 //! rare ones where a lane finishes its prefix. Same search, same pruning and the same
 //! closed form for the last two rows as [`crate::cpu`]; only the schedule differs.
 //!
-//! Two widths: sixteen lanes with AVX-512 ([`avx512`], where the CPU has it and the board
-//! suits it), else eight with AVX2 ([`avx2`]).
+//! Two widths: sixteen lanes with AVX-512 (`avx512.rs`, where the CPU has it and the board
+//! suits it), else eight with AVX2 (`avx2.rs`).
 
 mod avx2;
 mod avx512;
