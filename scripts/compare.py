@@ -5,7 +5,8 @@ Builds benches/baseline/nqueen_omp.c twice with `cc -O2 -fopenmp` (load-balanced
 naive variant with -DNAIVE), then for every input file and thread count runs each program
 in turn, round after round (alternating, so that drift in the machine's speed hits all
 alike), checks that every output is identical, and prints a markdown table of median
-seconds and ratios. The table (compare.md), the raw times (compare.csv) and a plot of time
+seconds and ratios. Short runs get more rounds: up to 30, until every program has run for
+--min-seconds in all, so that a 10 ms run is not judged on three noisy samples. The table (compare.md), the raw times (compare.csv) and a plot of time
 against n for the empty boards (compare.svg, log scale) go to --out (default target/compare).
 
   scripts/compare.py                  # fixtures/bench: empty 14..17 and the stress file
@@ -25,6 +26,8 @@ import time
 from pathlib import Path
 
 BASELINE_SRC = Path('benches/baseline/nqueen_omp.c')
+# The most rounds --min-seconds asks for.
+MAX_ROUNDS = 30
 
 
 def build_baselines(out):
@@ -63,7 +66,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--inputs', nargs='*', type=Path)
     ap.add_argument('--threads', nargs='*', type=int)
-    ap.add_argument('--runs', type=int, default=3, help='rounds of runs per input and thread count')
+    ap.add_argument('--runs', type=int, default=3, help='rounds of runs per input and thread count, at least')
+    ap.add_argument('--min-seconds', type=float, default=1.0,
+                    help='more rounds (up to 30) until every program has run this long in all')
     ap.add_argument('--programs', nargs='*', default=['nqueen', 'nqueen-plain', 'baseline', 'naive'],
                     help='nqueen (default options), nqueen-plain (--no-symmetry), baseline, naive')
     ap.add_argument('--nqueen', type=Path, default=Path('target/release/nqueen'))
@@ -76,11 +81,11 @@ def main():
     if args.quick:
         inputs = args.inputs or [Path('fixtures/bench/empty_14.in'), Path('fixtures/mixed_10_12.in')]
         threads = args.threads or [1, 2]
-        runs = 1
+        runs, min_seconds = 1, 0.0
     else:
         inputs = args.inputs or [Path(f'fixtures/bench/empty_{n}.in') for n in (14, 15, 16, 17)] + [Path('fixtures/bench/stress.in')]
         threads = args.threads or sorted({1, 2, cores})
-        runs = args.runs
+        runs, min_seconds = args.runs, args.min_seconds
     if not args.nqueen.exists():
         sys.exit(f"{args.nqueen} not found: run `cargo build --release` first")
 
@@ -98,7 +103,9 @@ def main():
         for t in threads:
             times = {p: [] for p in programs}
             outputs = {}
-            for _ in range(runs):
+            rounds = 0
+            while rounds < runs or (rounds < MAX_ROUNDS and min(sum(v) for v in times.values()) < min_seconds):
+                rounds += 1
                 for p in programs:
                     secs, out = run_once(commands[p](t), path, t)
                     times[p].append(secs)

@@ -31,6 +31,15 @@ pub struct Plan {
 /// than it saves.
 const SMALL_TREE_NODES: u64 = 20_000;
 
+/// Trees estimated (by `QUICK_DIVES` dives) below this many nodes are searched as they are:
+/// choosing an orientation and a symmetry costs about 3 ms (eight estimates of
+/// `PROBE_DIVES` dives), as long as the search itself. Measured on the 20,000 small boards
+/// of fixtures/bench/many_small.in (2 local threads): 3.3 s with planning for all.
+const PLANNING_PAYS_NODES: f64 = 2e6;
+
+/// Random dives for the quick estimate that decides whether planning pays.
+const QUICK_DIVES: u32 = 200;
+
 /// Random dives per orientation for the tree-size estimate. Counting the first rows'
 /// nodes instead misjudged: on a mirror-symmetric 17x17 board it chose an orientation that
 /// lost the mirror and needed 1.8x the nodes.
@@ -54,13 +63,24 @@ impl Plan {
         Plan::new(board.n(), vec![board.rows().to_vec()], vec![1], Sym::Identity, vec![Sym::Identity])
     }
 
+    /// The plan to count `board` by: [`Plan::optimized`] where planning pays, else the
+    /// board as it is, with the quick estimate of its tree.
+    pub fn chosen(board: &Board) -> Plan {
+        let quick = estimated_tree(board.rows(), QUICK_DIVES);
+        if quick < PLANNING_PAYS_NODES {
+            return Plan { expected_nodes: Some(quick), ..Plan::plain(board) };
+        }
+        Plan::optimized(board)
+    }
+
     /// The fastest plan found: the orientation with the smallest estimated search tree,
     /// then one board per orbit of frames under the oriented board's symmetries.
     pub fn optimized(board: &Board) -> Plan {
-        match best_orientation(board) {
-            Some((orientation, expected)) => Plan { expected_nodes: Some(expected), ..Plan::symmetric(board, orientation) },
-            None => Plan::plain(board),
+        if small_count(board).is_some() {
+            return Plan::plain(board);
         }
+        let (orientation, expected) = best_orientation(board);
+        Plan { expected_nodes: Some(expected), ..Plan::symmetric(board, orientation) }
     }
 
     /// The board seen through `orientation`, split by frame orbits under the most useful
@@ -127,9 +147,8 @@ fn expected_gain(group: &[Sym]) -> f64 {
 }
 
 /// The orientation with the smallest estimated search tree per the symmetry gain it
-/// allows, and that estimate; `None` when the tree is too small for planning to pay.
-fn best_orientation(board: &Board) -> Option<(Sym, f64)> {
-    small_count(board).is_none().then_some(())?;
+/// allows, and that estimate.
+fn best_orientation(board: &Board) -> (Sym, f64) {
     let mut best = (f64::INFINITY, Sym::Identity);
     let mut seen: Vec<Board> = Vec::with_capacity(8);
     for g in Sym::ALL {
@@ -139,21 +158,21 @@ fn best_orientation(board: &Board) -> Option<(Sym, f64)> {
             continue;
         }
         let gain = expected_gain(&useful_subgroup(&symmetry::invariant_group(&oriented)));
-        let score = estimated_tree(oriented.rows()) / gain;
+        let score = estimated_tree(oriented.rows(), PROBE_DIVES) / gain;
         seen.push(oriented);
         if score < best.0 {
             best = (score, g);
         }
     }
-    Some((best.1, best.0))
+    (best.1, best.0)
 }
 
 /// Knuth's estimate of the search tree's size: the mean, over random root-to-leaf dives,
 /// of the sum of the products of the branching factors met. Every orientation is dived
 /// with the same seeded random numbers, so that estimates compare fairly and plans repeat.
-fn estimated_tree(rows: &[u32]) -> f64 {
+fn estimated_tree(rows: &[u32], dives: u32) -> f64 {
     let mut rng = Dives::new();
-    (0..PROBE_DIVES).map(|_| rng.dive(rows, &[], &Prefix::default(), 0)).sum::<f64>() / PROBE_DIVES as f64
+    (0..dives).map(|_| rng.dive(rows, &[], &Prefix::default(), 0)).sum::<f64>() / dives as f64
 }
 
 /// Knuth's estimate of the nodes below all of `prefixes` (at row `depth` of `plan`'s
@@ -252,6 +271,12 @@ mod tests {
         let plan = Plan::optimized(&Board::empty(6).unwrap());
         assert_eq!(plan.boards.len(), 1);
         assert_eq!(plan.orientation, Sym::Identity);
+        // Empty 10x10 (about 35K nodes): planning would cost more than the search.
+        let plan = Plan::chosen(&Board::empty(10).unwrap());
+        assert_eq!((plan.boards.len(), plan.group.len()), (1, 1));
+        assert!(plan.expected_nodes.is_some_and(|e| e < PLANNING_PAYS_NODES));
+        // Empty 14x14 (about 27M nodes): it pays.
+        assert_eq!(Plan::chosen(&Board::empty(14).unwrap()).group.len(), 8);
     }
 
     #[test]
