@@ -5,7 +5,8 @@
 //! cell left is a coin toss at every node. Here each lane's step is computed branch-free
 //! and blended in (place a queen, go down, or back up), so the only branches left are the
 //! rare ones where a lane finishes its prefix. Same search, same pruning and the same
-//! closed form for the last two rows as [`crate::cpu`]; only the schedule differs.
+//! closed form for the last two rows as [`crate::cpu`]; only the schedule differs, and
+//! the due columns where [`uses_due`] says the lanes leave them out.
 //!
 //! Two widths: sixteen lanes with AVX-512 (`avx512.rs`, where the CPU has it and the board
 //! suits it), else eight with AVX2 (`avx2.rs`).
