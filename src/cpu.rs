@@ -73,6 +73,19 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
     Ok(total)
 }
 
+/// The search [`count`] runs on prefixes at row `depth` of `plan` on this CPU, for
+/// `--stats`: "avx512" or "avx2" lanes, or "scalar".
+pub fn search_name(plan: &Plan, depth: usize) -> &'static str {
+    match Search::new(plan, depth) {
+        #[cfg(target_arch = "x86_64")]
+        Search::Lanes { isa, .. } => match crate::lanes::effective(isa, plan, depth) {
+            crate::lanes::Isa::Avx512 => "avx512",
+            crate::lanes::Isa::Avx2 => "avx2",
+        },
+        Search::Scalar => "scalar",
+    }
+}
+
 /// The search one thread runs over its prefixes: sixteen or eight lanes at a time where the
 /// CPU has AVX-512 or AVX2, else one prefix at a time.
 enum Search {

@@ -256,7 +256,8 @@ impl Solver {
         let tally = cpu::count(&plan, &base, self.options.schedule, ctl)?;
         report.count = tally.solutions;
         report.nodes = tally.nodes;
-        report.backend = format!("cpu({} threads, {:?})", rayon::current_num_threads(), self.options.schedule).to_lowercase();
+        let search = cpu::search_name(&plan, base.depth);
+        report.backend = format!("cpu({} threads, {:?}, {search})", rayon::current_num_threads(), self.options.schedule).to_lowercase();
         report.elapsed = started.elapsed();
         Ok(report)
     }

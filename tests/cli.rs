@@ -167,6 +167,12 @@ fn stats_go_to_stderr_and_leave_stdout_alone() {
 }
 
 #[test]
+fn stats_name_the_cpu_search_that_ran() {
+    let names = predicate::function(|err: &str| [", avx512) ", ", avx2) ", ", scalar) "].iter().any(|name| err.contains(name)));
+    nqueen().args(["--backend", "cpu", "--stats", "fixtures/bench/empty_14.in"]).assert().success().stderr(names);
+}
+
+#[test]
 fn asking_for_the_gpu_without_one_exits_3_with_a_reason() {
     if nqueen::gpu::Gpu::open(None).is_ok() {
         eprintln!("skipped: a GPU is present here, so --backend gpu succeeds");

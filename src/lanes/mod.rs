@@ -58,10 +58,20 @@ impl Isa {
     }
 }
 
+/// The instruction set [`count`] runs `plan`'s prefixes at row `depth` on, given `isa`:
+/// AVX-512 only where the board suits its register stack, else AVX2.
+pub fn effective(isa: Isa, plan: &Plan, depth: usize) -> Isa {
+    if isa == Isa::Avx512 && avx512::suits(plan, depth) {
+        Isa::Avx512
+    } else {
+        Isa::Avx2
+    }
+}
+
 /// Whether the lanes on `isa` look at `plan`'s due columns below row `depth`: where some
 /// matter, except on sixteen lanes and many boards (see `avx512::honours_due`).
 pub fn uses_due(isa: Isa, plan: &Plan, depth: usize) -> bool {
-    plan.any_due(depth) && !(isa == Isa::Avx512 && avx512::suits(plan, depth) && !avx512::honours_due(plan))
+    plan.any_due(depth) && (effective(isa, plan, depth) == Isa::Avx2 || avx512::honours_due(plan))
 }
 
 /// Completes `items` (all at row `depth`, at least three rows from the end) on the widest
@@ -78,9 +88,9 @@ pub fn count<'a>(
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
     assert!(Isa::available().contains(&isa) && depth + 3 <= plan.n, "lanes::count needs {isa:?} and three rows to search");
-    match isa {
-        Isa::Avx512 if avx512::suits(plan, depth) => avx512::count(plan, depth, due, items, ctl),
-        _ => avx2::count(plan, flat, depth, due, items, ctl),
+    match effective(isa, plan, depth) {
+        Isa::Avx512 => avx512::count(plan, depth, due, items, ctl),
+        Isa::Avx2 => avx2::count(plan, flat, depth, due, items, ctl),
     }
 }
 
