@@ -64,12 +64,18 @@ impl Plan {
         Plan::new(board.n(), vec![board.rows().to_vec()], vec![1], Sym::Identity, vec![Sym::Identity])
     }
 
-    /// The plan to count `board` by: [`Plan::optimized`] where planning pays, else the
-    /// board as it is, with the quick estimate of its tree.
+    /// The board as it is, like [`Plan::plain`], with a quick estimate of its tree (for
+    /// the number of prefixes).
+    pub fn as_is(board: &Board) -> Plan {
+        Plan { expected_nodes: Some(estimated_tree(board.rows(), QUICK_DIVES)), ..Plan::plain(board) }
+    }
+
+    /// The plan to count `board` by: [`Plan::optimized`] where planning pays, else
+    /// [`Plan::as_is`].
     pub fn chosen(board: &Board) -> Plan {
-        let quick = estimated_tree(board.rows(), QUICK_DIVES);
-        if quick < PLANNING_PAYS_NODES {
-            return Plan { expected_nodes: Some(quick), ..Plan::plain(board) };
+        let plan = Plan::as_is(board);
+        if plan.expected_nodes.is_some_and(|e| e < PLANNING_PAYS_NODES) {
+            return plan;
         }
         Plan::optimized(board)
     }

@@ -218,7 +218,7 @@ impl Solver {
                 return Ok(Report::small(board, count, nodes, started.elapsed()));
             }
         }
-        let plan = if self.options.no_symmetry { Plan::plain(board) } else { Plan::chosen(board) };
+        let plan = if self.options.no_symmetry { Plan::as_is(board) } else { Plan::chosen(board) };
         let plan_time = started.elapsed();
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
         let mut report = Report {
