@@ -300,8 +300,8 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
 ) -> Result<Tally, Interrupted> {
     let zero = _mm512_setzero_si512();
     // The first table starts with the shared rows (`ONE`: the only table read, and every
-    // lane is admitted), else with the first board. Due columns are read only with one
-    // board, whose they are.
+    // lane is admitted), else with the first board. Due columns are read only on a plan of
+    // one board (see `honours_due`), so the first board's serve.
     let blank = Table { cells: [zero; 2], due: [zero; 2] };
     let first = match (shared, plan.boards.first()) {
         (Some(rows), _) => Table::new(rows, &plan.due[0]),
