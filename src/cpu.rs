@@ -78,7 +78,7 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
 pub fn search_name(plan: &Plan, depth: usize) -> &'static str {
     match Search::new(plan, depth) {
         #[cfg(target_arch = "x86_64")]
-        Search::Lanes { isa, .. } => match crate::lanes::effective(isa, plan, depth) {
+        Search::Lanes(lanes) => match lanes.isa() {
             crate::lanes::Isa::Avx512 => "avx512",
             crate::lanes::Isa::Avx2 => "avx2",
         },
@@ -90,7 +90,7 @@ pub fn search_name(plan: &Plan, depth: usize) -> &'static str {
 /// CPU has AVX-512 or AVX2, else one prefix at a time.
 enum Search {
     #[cfg(target_arch = "x86_64")]
-    Lanes { isa: crate::lanes::Isa, flat: crate::lanes::Flat, due: bool },
+    Lanes(crate::lanes::Lanes),
     Scalar,
 }
 
@@ -98,29 +98,19 @@ impl Search {
     /// The fastest search this CPU can run on prefixes at row `depth` of `plan`.
     fn new(plan: &Plan, depth: usize) -> Search {
         #[cfg(target_arch = "x86_64")]
-        if let Some(&isa) = crate::lanes::Isa::available().first() {
-            return Search::lanes(isa, plan, depth);
+        if let Some(lanes) = crate::lanes::Isa::available().first().and_then(|&isa| crate::lanes::Lanes::new(isa, plan, depth)) {
+            return Search::Lanes(lanes);
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (plan, depth);
         Search::Scalar
     }
 
-    /// The lanes on `isa` (one this CPU has), or the scalar search where fewer than three
-    /// rows are left.
-    #[cfg(target_arch = "x86_64")]
-    fn lanes(isa: crate::lanes::Isa, plan: &Plan, depth: usize) -> Search {
-        if depth + 3 > plan.n {
-            return Search::Scalar;
-        }
-        Search::Lanes { isa, flat: crate::lanes::Flat::new(plan), due: crate::lanes::uses_due(isa, plan, depth) }
-    }
-
     /// Completes `prefixes`: weighted solutions and nodes.
     fn run<'a>(&self, plan: &Plan, depth: usize, prefixes: impl Iterator<Item = &'a Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Search::Lanes { isa, flat, due } => crate::lanes::count(*isa, plan, flat, depth, *due, prefixes, ctl),
+            Search::Lanes(lanes) => lanes.count(plan, depth, prefixes, ctl),
             Search::Scalar => prefixes.into_iter().try_fold(Tally::default(), |t, p| {
                 let b = p.board as usize;
                 let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, p, ctl)?;
@@ -289,9 +279,9 @@ mod tests {
                         let undue = Plan { due: vec![vec![0; n]; plan.boards.len()], ..plan.clone() };
                         let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter(), &Control::default()).unwrap();
                         for isa in crate::lanes::Isa::available() {
-                            let lanes = Search::lanes(isa, &plan, depth);
-                            let fast = lanes.run(&plan, depth, prefixes.items.iter(), &Control::default()).unwrap();
-                            let want = if crate::lanes::uses_due(isa, &plan, depth) { scalar } else { scalar_undue };
+                            let lanes = crate::lanes::Lanes::new(isa, &plan, depth).expect("three rows to search");
+                            let fast = lanes.count(&plan, depth, prefixes.items.iter(), &Control::default()).unwrap();
+                            let want = if lanes.uses_due() { scalar } else { scalar_undue };
                             assert_eq!(fast, want, "{isa:?} n={n} density={density} min={min}");
                             assert_eq!(fast.solutions, scalar.solutions);
                         }

@@ -19,7 +19,7 @@ const SLOTS: usize = 34;
 /// adds at most 32 * 32 to a lane, so 2^16 passes stay far below 2^32.
 const FLUSH_EVERY: u64 = 1 << 16;
 
-/// [`super::count`] on eight lanes. Call only where AVX2 is present.
+/// [`super::Lanes::count`] on eight lanes. Call only where AVX2 is present.
 pub(super) fn count<'a>(
     plan: &Plan,
     flat: &Flat,
@@ -29,7 +29,7 @@ pub(super) fn count<'a>(
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
     // SAFETY: the caller saw AVX2; `search` reads rows depth..n of the prefixes' boards
-    // (super::count's assertion keeps them within the board) and its own stack.
+    // (`Lanes::new` keeps three rows below `depth`) and its own stack.
     unsafe {
         if due {
             search::<true>(plan, flat, depth, items, ctl)

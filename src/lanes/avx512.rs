@@ -54,21 +54,17 @@ pub(super) fn honours_due(plan: &Plan) -> bool {
     plan.boards.len() == 1
 }
 
-/// [`super::count`] on sixteen lanes. Call only where [`supported`] and [`suits`], and
-/// with `due` only where [`honours_due`].
-pub(super) fn count<'a>(
-    plan: &Plan,
-    depth: usize,
-    due: bool,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    count_in_words(stack_rows(plan, depth).div_ceil(PER_WORD), plan, depth, due, items, ctl)
+/// Stack words a lane needs at row `depth` of `plan`: enough for [`stack_rows`].
+pub(super) fn words(plan: &Plan, depth: usize) -> usize {
+    stack_rows(plan, depth).div_ceil(PER_WORD)
 }
 
-/// [`count`] with stacks of `words` words, at least enough for [`stack_rows`].
-fn count_in_words<'a>(
+/// [`super::Lanes::count`] on sixteen lanes, with stacks of `words` words (at least
+/// [`words`]) and `shared` as [`shared_rows`] gives it. Call only where [`supported`] and
+/// [`suits`], and with `due` only where [`honours_due`].
+pub(super) fn count<'a>(
     words: usize,
+    shared: Option<&[u32]>,
     plan: &Plan,
     depth: usize,
     due: bool,
@@ -77,18 +73,16 @@ fn count_in_words<'a>(
 ) -> Result<Tally, Interrupted> {
     assert!(suits(plan, depth) && words * PER_WORD >= stack_rows(plan, depth) && words <= 4, "board unsuited to sixteen lanes");
     assert!(!due || honours_due(plan), "due columns on a plan of many boards");
-    let shared = shared_rows(plan, depth);
-    let one = shared.as_deref();
     // SAFETY: the caller saw the features; `search` reads the plan's boards through safe
     // indexing and keeps the rest in registers.
     unsafe {
-        match (due, one.is_some(), words <= 2) {
-            (false, false, true) => search::<false, false, 2>(plan, one, depth, items, ctl),
-            (false, false, false) => search::<false, false, 4>(plan, one, depth, items, ctl),
-            (false, true, true) => search::<false, true, 2>(plan, one, depth, items, ctl),
-            (false, true, false) => search::<false, true, 4>(plan, one, depth, items, ctl),
-            (true, _, true) => search::<true, true, 2>(plan, one, depth, items, ctl),
-            (true, _, false) => search::<true, true, 4>(plan, one, depth, items, ctl),
+        match (due, shared.is_some(), words <= 2) {
+            (false, false, true) => search::<false, false, 2>(plan, shared, depth, items, ctl),
+            (false, false, false) => search::<false, false, 4>(plan, shared, depth, items, ctl),
+            (false, true, true) => search::<false, true, 2>(plan, shared, depth, items, ctl),
+            (false, true, false) => search::<false, true, 4>(plan, shared, depth, items, ctl),
+            (true, _, true) => search::<true, true, 2>(plan, shared, depth, items, ctl),
+            (true, _, false) => search::<true, true, 4>(plan, shared, depth, items, ctl),
         }
     }
 }
@@ -98,7 +92,7 @@ fn count_in_words<'a>(
 /// the queen its first row forces. True of a plan of one board, and of the mirror's split,
 /// whose boards have their first queen's attacks taken out (mirror_17 on 2 local threads:
 /// 1.12 -> 0.99 s). The lanes' cells, `rows & !(cols | ld | rd)`, are then the same.
-fn shared_rows(plan: &Plan, depth: usize) -> Option<Vec<u32>> {
+pub(super) fn shared_rows(plan: &Plan, depth: usize) -> Option<Vec<u32>> {
     let mut union = vec![0u32; plan.n];
     for board in &plan.boards {
         for (u, row) in union.iter_mut().zip(board).skip(depth) {
@@ -430,8 +424,8 @@ mod tests {
             let (solutions, nodes) = count_prefix(&plan.boards[b], if due { &plan.due[b] } else { &none }, depth, p, &ctl).unwrap();
             t + Tally { solutions: solutions * plan.weights[b], nodes }
         });
-        for words in stack_rows(plan, depth).div_ceil(PER_WORD).max(1)..=4 {
-            let lanes = count_in_words(words, plan, depth, due, prefixes.items.iter(), &ctl).unwrap();
+        for words in words(plan, depth).max(1)..=4 {
+            let lanes = count(words, shared_rows(plan, depth).as_deref(), plan, depth, due, prefixes.items.iter(), &ctl).unwrap();
             assert_eq!(lanes, scalar, "n={} depth={depth} words={words}", plan.n);
         }
     }

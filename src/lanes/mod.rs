@@ -6,7 +6,7 @@
 //! and blended in (place a queen, go down, or back up), so the only branches left are the
 //! rare ones where a lane finishes its prefix. Same search, same pruning and the same
 //! closed form for the last two rows as [`crate::cpu`]; only the schedule differs, and
-//! the due columns where [`uses_due`] says the lanes leave them out.
+//! the due columns where [`Lanes::uses_due`] says the lanes leave them out.
 //!
 //! Two widths: sixteen lanes with AVX-512 (`avx512.rs`, where the CPU has it and the board
 //! suits it), else eight with AVX2 (`avx2.rs`).
@@ -58,39 +58,57 @@ impl Isa {
     }
 }
 
-/// The instruction set [`count`] runs `plan`'s prefixes at row `depth` on, given `isa`:
-/// AVX-512 only where the board suits its register stack, else AVX2.
-pub fn effective(isa: Isa, plan: &Plan, depth: usize) -> Isa {
-    if isa == Isa::Avx512 && avx512::suits(plan, depth) {
-        Isa::Avx512
-    } else {
-        Isa::Avx2
+/// The lanes chosen for prefixes at one row of one plan: the width, and what it needs.
+pub enum Lanes {
+    /// Sixteen lanes with a register stack of `words` words, one row table where `shared`
+    /// holds rows that serve every board; `due`: whether they look at the due columns.
+    Avx512 { words: usize, shared: Option<Vec<u32>>, due: bool },
+    /// Eight lanes, gathering rows from `flat`; `due` likewise.
+    Avx2 { flat: Flat, due: bool },
+}
+
+impl Lanes {
+    /// The lanes for prefixes at row `depth` of `plan` on `isa` (one of
+    /// [`Isa::available`]): AVX-512 only where the board suits its register stack, else
+    /// AVX2; `None` where fewer than three rows are left to search. Due columns are looked
+    /// at where some matter, except on sixteen lanes and many boards (see
+    /// `avx512::honours_due`).
+    pub fn new(isa: Isa, plan: &Plan, depth: usize) -> Option<Lanes> {
+        assert!(Isa::available().contains(&isa), "this CPU lacks {isa:?}");
+        if depth + 3 > plan.n {
+            return None;
+        }
+        let due = plan.any_due(depth);
+        Some(if isa == Isa::Avx512 && avx512::suits(plan, depth) {
+            let (words, shared) = (avx512::words(plan, depth), avx512::shared_rows(plan, depth));
+            Lanes::Avx512 { words, shared, due: due && avx512::honours_due(plan) }
+        } else {
+            Lanes::Avx2 { flat: Flat::new(plan), due }
+        })
     }
-}
 
-/// Whether the lanes on `isa` look at `plan`'s due columns below row `depth`: where some
-/// matter, except on sixteen lanes and many boards (see `avx512::honours_due`).
-pub fn uses_due(isa: Isa, plan: &Plan, depth: usize) -> bool {
-    plan.any_due(depth) && (effective(isa, plan, depth) == Isa::Avx2 || avx512::honours_due(plan))
-}
+    /// The instruction set these lanes run on.
+    pub fn isa(&self) -> Isa {
+        match self {
+            Lanes::Avx512 { .. } => Isa::Avx512,
+            Lanes::Avx2 { .. } => Isa::Avx2,
+        }
+    }
 
-/// Completes `items` (all at row `depth`, at least three rows from the end) on the widest
-/// of `isa` and what the board allows, and returns the weighted solutions and nodes.
-/// `due`: whether to look at due columns, as [`uses_due`] says. `isa` must be one of
-/// [`Isa::available`].
-pub fn count<'a>(
-    isa: Isa,
-    plan: &Plan,
-    flat: &Flat,
-    depth: usize,
-    due: bool,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    assert!(Isa::available().contains(&isa) && depth + 3 <= plan.n, "lanes::count needs {isa:?} and three rows to search");
-    match effective(isa, plan, depth) {
-        Isa::Avx512 => avx512::count(plan, depth, due, items, ctl),
-        Isa::Avx2 => avx2::count(plan, flat, depth, due, items, ctl),
+    /// Whether these lanes look at the due columns.
+    pub fn uses_due(&self) -> bool {
+        match self {
+            Lanes::Avx512 { due, .. } | Lanes::Avx2 { due, .. } => *due,
+        }
+    }
+
+    /// Completes `items` (prefixes at the row and of the plan these lanes were made for)
+    /// and returns the weighted solutions and nodes.
+    pub fn count<'a>(&self, plan: &Plan, depth: usize, items: impl Iterator<Item = &'a Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
+        match self {
+            Lanes::Avx512 { words, shared, due } => avx512::count(*words, shared.as_deref(), plan, depth, *due, items, ctl),
+            Lanes::Avx2 { flat, due } => avx2::count(plan, flat, depth, *due, items, ctl),
+        }
     }
 }
 
