@@ -6,8 +6,9 @@ naive variant with -DNAIVE), then for every input file and thread count runs eac
 in turn, round after round (alternating, so that drift in the machine's speed hits all
 alike), checks that every output is identical, and prints a markdown table of median
 seconds and ratios. Short runs get more rounds: up to 30, until every program has run for
---min-seconds in all, so that a 10 ms run is not judged on three noisy samples. The table (compare.md), the raw times (compare.csv) and a plot of time
-against n for the empty boards (compare.svg, log scale) go to --out (default target/compare).
+--min-seconds in all, so that a 10 ms run is not judged on three noisy samples. The table
+(compare.md), the raw times (compare.csv) and a plot of time against n for the empty
+boards (compare.svg, log scale) go to --out (default target/compare).
 
   scripts/compare.py                  # fixtures/bench: empty 14..17 and the stress file
   scripts/compare.py --quick          # small inputs, one round: a smoke test (CI runs it)
