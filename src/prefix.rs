@@ -12,7 +12,8 @@ use crate::plan::Plan;
 pub struct Prefix {
     /// Index into the plan's boards.
     pub board: u32,
-    /// Columns holding a queen.
+    /// Columns holding a queen: one per filled row, which the GPU counter relies on to tell
+    /// the row from the columns.
     pub cols: u32,
     /// Cells of the next row attacked along down-right diagonals (shifted left each row).
     pub ld: u32,
@@ -236,6 +237,23 @@ mod tests {
         let plan = plain(8);
         let base = expand(&plan, 1);
         assert_eq!(base.depth + deeper(&plan, &base, usize::MAX).extra, 5);
+    }
+
+    #[test]
+    fn every_prefix_holds_one_queen_per_filled_row() {
+        let obstacles = [(0, 2), (2, 4), (6, 6), (9, 1)];
+        let board = Board::from_fn(10, |r, c| !obstacles.contains(&(r, c))).unwrap();
+        for plan in [Plan::optimized(&board), Plan::optimized(&Board::empty(10).unwrap())] {
+            let base = expand(&plan, 50);
+            let deeper = deeper(&plan, &base, 5000);
+            let depth = base.depth + deeper.extra;
+            assert!(base.items.iter().all(|p| p.cols.count_ones() as usize == base.depth));
+            for_each_batch::<()>(&plan, &base, &deeper, 1000, |b| {
+                assert!(b.iter().all(|p| p.cols.count_ones() as usize == depth));
+                Ok(())
+            })
+            .unwrap();
+        }
     }
 
     #[test]
