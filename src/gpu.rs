@@ -36,8 +36,10 @@ pub const GPU_MIN_TARGET: usize = 256 << 10;
 /// Search nodes per prefix (at most, as the first level with enough prefixes is used) that
 /// balance well. Measured on the H100: an 18x18 stress board of 3.4e10 nodes counted in
 /// 0.19 s as 2.0M prefixes and as 12.6M alike; empty 19x19 with symmetry, 9e10 nodes, took
-/// 0.64 s as 14M prefixes but 1.14 s as 3.2M (28K nodes each).
-const NODES_PER_PREFIX: f64 = 20_000.0;
+/// 0.64 s as 14M prefixes but 1.14 s as 3.2M (28K nodes each). Once the boards of a split
+/// were turned (see plan.rs), it estimated 8.1e10 nodes and 20K per prefix gave 4.5M
+/// prefixes, kernel 0.337 s, against 0.268 s as 22M: hence 10K.
+const NODES_PER_PREFIX: f64 = 10_000.0;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
 /// boards get fewer than [`GPU_TARGET`]: on the stress file, making and sending 8M or more
