@@ -67,7 +67,6 @@ __device__ __forceinline__ void count_all(
     const uint2* rows = rows_all;
     int row = depth;
     unsigned int avail = 0, cols = 0, ld = 0, rd = 0;
-    unsigned int row2 = 0, row1 = 0;            // the last two rows' free cells, read once per prefix
     // This thread's next free stack entry; moving it by `stride` instead of indexing
     // from the row made the plain kernel 12% faster on the H100 (empty 19x19).
     uint4* sp = stack + lane_slot;
@@ -105,7 +104,6 @@ __device__ __forceinline__ void count_all(
                         continue;
                     }
                     avail = next_cells<DUE>(rows[row], cols, ld, rd);
-                    row2 = rows[last2].x; row1 = rows[last2 + 1].x;
                 } while (avail == 0);
                 if (done) break;
             }
@@ -115,8 +113,12 @@ __device__ __forceinline__ void count_all(
         avail ^= bit;
         ++nodes;
         const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
+        // The next two rows' cells after this queen: at row n-3 they are the last two
+        // rows, counted in closed form; above it, the next row's cells and a look-ahead.
+        const unsigned int x1 = rows[row + 1].x & ~(nc | nl | nr);
+        const unsigned int m2 = rows[row + 2].x & ~(nc | (nl << 1) | (nr >> 1));
         if (row + 1 == last2) {
-            sub += last_two_rows(row2 & ~(nc | nl | nr), row1 & ~(nc | (nl << 1) | (nr >> 1)));
+            sub += last_two_rows(x1, m2);
             continue;
         }
         // Look two rows further before going down: a queen that leaves one of them no cell
@@ -125,7 +127,6 @@ __device__ __forceinline__ void count_all(
         // from 0.53 s to 0.43 s with symmetry; the second row to 1.59 s and 0.40 s; a
         // third cost more than it saved. Both rows are read before either is tested, so
         // the two loads overlap.
-        const unsigned int m2 = rows[row + 2].x & ~(nc | (nl << 1) | (nr >> 1));
         const unsigned int m3 = rows[row + 3].x & ~(nc | (nl << 2) | (nr >> 2));
         if ((m2 == 0) | (m3 == 0)) continue;
         // A row with no cells left is not kept: the search would only come back to it
@@ -140,7 +141,7 @@ __device__ __forceinline__ void count_all(
         }
         ++row;
         cols = nc; ld = nl; rd = nr;
-        avail = next_cells<DUE>(rows[row], cols, ld, rd);
+        avail = DUE ? next_cells<DUE>(rows[row], cols, ld, rd) : x1;
     }
 
     // Reduction: warp shuffles, then one atomic per warp into the totals.
