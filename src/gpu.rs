@@ -36,17 +36,23 @@ pub const GPU_MIN_TARGET: usize = 256 << 10;
 /// Search nodes per prefix (at most, as the first level with enough prefixes is used) that
 /// balance well. Measured on the H100: an 18x18 stress board of 3.4e10 nodes counted in
 /// 0.19 s as 2.0M prefixes and as 12.6M alike; empty 19x19 with symmetry, 9e10 nodes, took
-/// 0.64 s as 14M prefixes but 1.14 s as 3.2M (28K nodes each). Once the boards of a split
-/// were turned (see plan.rs), it estimated 8.1e10 nodes and 20K per prefix gave 4.5M
-/// prefixes, kernel 0.337 s, against 0.268 s as 22M: hence 10K.
-const NODES_PER_PREFIX: f64 = 10_000.0;
+/// 0.64 s as 14M prefixes but 1.14 s as 3.2M (28K nodes each).
+const NODES_PER_PREFIX: f64 = 20_000.0;
+
+/// Trees from this many estimated nodes get prefixes half as large. Once the boards of a
+/// split were turned (see plan.rs), empty 19x19 with symmetry estimated 8.1e10 nodes and
+/// got 4.5M prefixes: kernel 0.337 s, against 0.268 s as 22M. The stress file's boards
+/// (at most 3.4e10 nodes) lost more to making twice the prefixes than their kernels
+/// gained: 1.04 s in all at 20K nodes a prefix, 1.28 s at 10K.
+const FINE_TREE_NODES: f64 = 5e10;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
 /// boards get fewer than [`GPU_TARGET`]: on the stress file, making and sending 8M or more
 /// prefixes for boards that count in 0.1 s took longer than the counting (2.9 s in all,
 /// against 1.4 s with 1M).
 pub fn prefix_target(estimated_nodes: f64) -> usize {
-    ((estimated_nodes / NODES_PER_PREFIX) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
+    let per_prefix = if estimated_nodes >= FINE_TREE_NODES { NODES_PER_PREFIX / 2.0 } else { NODES_PER_PREFIX };
+    ((estimated_nodes / per_prefix) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
 }
 
 /// Prefixes per batch: bounds host and device memory (16 bytes each) whatever the board.
@@ -477,6 +483,9 @@ mod tests {
         assert_eq!(prefix_target(0.0), GPU_MIN_TARGET);
         assert_eq!(prefix_target(1e15), GPU_TARGET);
         assert!(prefix_target(1e10) > GPU_MIN_TARGET && prefix_target(1e10) < GPU_TARGET);
+        // Large trees get finer pieces.
+        assert_eq!(prefix_target(4e10), 2_000_000);
+        assert_eq!(prefix_target(8e10), 8_000_000);
     }
 
     #[test]
