@@ -40,6 +40,11 @@ const SMALL_TREE_NODES: u64 = 20_000;
 /// without it for those under this.
 const PLANNING_PAYS_NODES: f64 = 2e6;
 
+/// Estimated trees (after symmetry) from which turning each board of a split pays for its
+/// planning (compare.py medians, 2 local threads, turned against not: empty 14x14 0.016 s
+/// against 0.011 s, 15x15 0.040 s against 0.038 s, 16x16 0.181 s against 0.206 s).
+const TURNING_PAYS_NODES: f64 = 1e8;
+
 /// Random dives for the quick estimate that decides whether planning pays.
 const QUICK_DIVES: u32 = 200;
 
@@ -48,7 +53,7 @@ const QUICK_DIVES: u32 = 200;
 /// lost the mirror and needed 1.8x the nodes.
 const PROBE_DIVES: u32 = 4000;
 
-/// Random dives per look at each board of a symmetry split (see [`fastest_look`]).
+/// Random dives per look at each board of a symmetry split (see [`turned_for_speed`]).
 const SPLIT_DIVES: u32 = 64;
 
 impl Plan {
@@ -92,7 +97,9 @@ impl Plan {
             return Plan::plain(board);
         }
         let (orientation, expected) = best_orientation(board);
-        Plan { expected_nodes: Some(expected), ..Plan::symmetric(board, orientation) }
+        let plan = Plan::symmetric(board, orientation);
+        let plan = if expected >= TURNING_PAYS_NODES { plan.turned() } else { plan };
+        Plan { expected_nodes: Some(expected), ..plan }
     }
 
     /// The board seen through `orientation`, split by frame orbits under the most useful
@@ -104,16 +111,25 @@ impl Plan {
             return Plan { orientation, ..Plan::plain(&oriented) };
         }
         let split = symmetry::frame_split(&oriented, &group);
-        // The mirror's boards stay as they are: they differ only where their first queen
-        // attacks, so the CPU lanes search them all from one table, which gained more
-        // (mirror_17, 2 local threads: 0.99 s as split, 1.09 s turned, 3% fewer nodes).
-        let mirror_only = group.len() == 2 && group.contains(&Sym::FlipColumns);
-        let boards = if mirror_only { split.iter().map(|w| w.board.rows().to_vec()).collect() } else { turned_for_speed(&split) };
+        let boards = split.iter().map(|w| w.board.rows().to_vec()).collect();
         Plan::new(board.n(), boards, split.iter().map(|w| w.weight).collect(), orientation, group)
+    }
+
+    /// The same plan with each of its boards turned on its own to the quarter turn with the
+    /// smallest estimated tree, except the mirror's: its boards differ only where their
+    /// first queen attacks, so the CPU lanes search them all from one table, which gained
+    /// more (mirror_17, 2 local threads: 0.99 s as split, 1.09 s turned, 3% fewer nodes).
+    pub fn turned(self) -> Plan {
+        let mirror_only = self.group.len() == 2 && self.group.contains(&Sym::FlipColumns);
+        if self.boards.len() < 2 || mirror_only {
+            return self;
+        }
+        let boards = turned_for_speed(self.n, &self.boards);
+        Plan { expected_nodes: self.expected_nodes, ..Plan::new(self.n, boards, self.weights, self.orientation, self.group) }
     }
 }
 
-/// The rows of each board of a split, each turned on its own to the symmetry with the
+/// The rows of each of `boards` (side `n`), turned on its own to the symmetry with the
 /// smallest estimated search tree: a board counts the same however it is turned, and the
 /// split's boards have cells removed in different places. Turning each so that its removed
 /// cells come in early rows cut the exact node count of empty 15x15 with all 8 symmetries
@@ -121,24 +137,25 @@ impl Plan {
 /// look came within 2% of the best choice. Boards estimated below a sixteenth of the mean are left as
 /// they are: many small ones would cost more planning than they save (empty 17x17, 2 local
 /// threads: 1.35 s -> 1.14 s, of which planning 0.03 s).
-fn turned_for_speed(split: &[symmetry::WeightedBoard]) -> Vec<Vec<u32>> {
-    let sizes: Vec<f64> = split.par_iter().map(|w| estimated_tree(w.board.rows(), SPLIT_DIVES)).collect();
+fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let sizes: Vec<f64> = boards.par_iter().map(|rows| estimated_tree(rows, SPLIT_DIVES)).collect();
     let worth = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64 / 16.0;
-    split
+    boards
         .par_iter()
         .zip(&sizes)
-        .map(|(w, &size)| {
-            let mut best = (size, w.board.rows().to_vec());
-            if size < worth {
-                return best.1;
-            }
+        .map(|(rows, &size)| {
+            let mut best = (size, rows.clone());
+            let board = match Board::from_rows(n, rows.clone()) {
+                Some(b) if size >= worth => b,
+                _ => return best.1,
+            };
             // A board and its mirror image have the same tree, so the quarter turns are all
             // the looks there are.
             for g in [Sym::Rot90, Sym::Rot180, Sym::Rot270] {
-                let rows = w.board.transformed(g).rows().to_vec();
-                let turned = estimated_tree(&rows, SPLIT_DIVES);
-                if turned < best.0 {
-                    best = (turned, rows);
+                let turned = board.transformed(g).rows().to_vec();
+                let size = estimated_tree(&turned, SPLIT_DIVES);
+                if size < best.0 {
+                    best = (size, turned);
                 }
             }
             best.1
@@ -381,7 +398,7 @@ mod tests {
     fn the_boards_of_a_split_are_turned_to_smaller_trees() {
         let board = Board::empty(12).unwrap();
         let split = symmetry::frame_split(&board, &Sym::ALL);
-        let plan = Plan::symmetric(&board, Sym::Identity);
+        let plan = Plan::symmetric(&board, Sym::Identity).turned();
         assert_eq!(plan.weights, split.iter().map(|w| w.weight).collect::<Vec<_>>());
         let nodes = |boards: &mut dyn Iterator<Item = &[u32]>| boards.map(|rows| exact(rows, Prefix::default(), 0)).sum::<f64>();
         let as_split = nodes(&mut split.iter().map(|w| w.board.rows()));

@@ -60,9 +60,11 @@ fn every_subgroup_counts_like_the_oracle_and_like_no_symmetry() {
             let boards = split.iter().map(|w| w.board.rows().to_vec()).collect();
             let plan = Plan::new(n, boards, split.iter().map(|w| w.weight).collect(), Identity, group.clone());
             assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, split:\n{}", board.to_text());
-            // Every orientation, each with the planner's split forced whatever the tree size.
+            // Every orientation, each with the planner's split forced whatever the tree size,
+            // as split and with each board turned on its own.
             for orientation in Sym::ALL {
                 let plan = Plan::symmetric(&board, orientation);
+                assert_eq!(count_plan(&plan.clone().turned(), 1 + round * 7), want, "{name}, round {round}, {orientation:?}, turned:\n{}", board.to_text());
                 assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, {orientation:?}:\n{}", board.to_text());
             }
             assert_eq!(count_cpu(&board, false), want, "{name}, round {round}:\n{}", board.to_text());
@@ -85,6 +87,7 @@ fn empty_boards_have_all_eight_and_count_right() {
         let b = Board::empty(n).unwrap();
         assert_eq!(invariant_group(&b).len(), 8);
         assert_eq!(count_plan(&Plan::symmetric(&b, Identity), 100), common::A000170[n - 1], "n={n}");
+        assert_eq!(count_plan(&Plan::symmetric(&b, Identity).turned(), 100), common::A000170[n - 1], "n={n}, turned");
         assert_eq!(count_cpu(&b, false), common::A000170[n - 1], "n={n}");
     }
 }
