@@ -1,0 +1,50 @@
+// Runs kernels/count.cu on the CPU, one emulated thread at a time, so that the kernel's
+// search can be checked where there is no GPU (tests/kernel_on_cpu.rs builds and drives it).
+// Reads from stdin: n depth boards, each board's n (free, due) row pairs, the weights, the
+// entry point (0 count_prefixes, 1 count_prefixes_due), the prefix count, then each
+// prefix as board cols ld rd. Prints the weighted solutions and the nodes.
+#include <cstdio>
+#include <vector>
+
+#define __device__
+#define __forceinline__ inline
+#define __global__
+#define __restrict__
+#define __shared__
+#define __launch_bounds__(threads)
+
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+static uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { return {x, y, z, w}; }
+static unsigned int __popc(unsigned int v) { return __builtin_popcount(v); }
+static unsigned int atomicAdd(unsigned int* p, unsigned int v) { unsigned int old = *p; *p += v; return old; }
+static unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { unsigned long long old = *p; *p += v; return old; }
+// One emulated lane: the other lanes' shares are zero.
+static unsigned long long __shfl_down_sync(unsigned int, unsigned long long, int) { return 0; }
+
+// Each emulated thread runs to the end before the next starts; several threads per block
+// make the kernel lay its stack out with a stride, as on the GPU.
+static struct { unsigned int x; } threadIdx, blockDim = {3};
+uint4 stack[3 * 64];
+
+#include "../../kernels/count.cu"
+
+int main() {
+    int n, depth, boards;
+    if (std::scanf("%d %d %d", &n, &depth, &boards) != 3) return 2;
+    std::vector<uint2> rows(static_cast<size_t>(boards) * n);
+    for (auto& r : rows) if (std::scanf("%u %u", &r.x, &r.y) != 2) return 2;
+    std::vector<unsigned long long> weights(boards);
+    for (auto& w : weights) if (std::scanf("%llu", &w) != 1) return 2;
+    unsigned int due, count;
+    if (std::scanf("%u %u", &due, &count) != 2) return 2;
+    std::vector<Prefix> prefixes(count);
+    for (auto& p : prefixes) if (std::scanf("%u %u %u %u", &p.board, &p.cols, &p.ld, &p.rd) != 4) return 2;
+    unsigned int next = 0;
+    unsigned long long totals[2] = {0, 0};
+    for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
+        (due ? count_prefixes_due : count_prefixes)(prefixes.data(), count, rows.data(), weights.data(), n, depth, &next, totals);
+    }
+    std::printf("%llu %llu\n", totals[0], totals[1]);
+    return 0;
+}
