@@ -43,7 +43,7 @@ const NODES_PER_PREFIX: f64 = 20_000.0;
 /// split were turned (see plan.rs), empty 19x19 with symmetry estimated 8.1e10 nodes and
 /// got 4.5M prefixes: kernel 0.337 s, against 0.268 s as 22M. The stress file's boards
 /// (at most 3.4e10 nodes) lost more to making twice the prefixes than their kernels
-/// gained: 1.04 s in all at 20K nodes a prefix, 1.28 s at 10K.
+/// gained: 0.99-1.09 s in all at 20K nodes a prefix, 1.28 s at 10K.
 const FINE_TREE_NODES: f64 = 5e10;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small

@@ -129,14 +129,14 @@ impl Plan {
     }
 }
 
-/// The rows of each of `boards` (side `n`), turned on its own to the symmetry with the
-/// smallest estimated search tree: a board counts the same however it is turned, and the
+/// The rows of each of `boards` (side `n`), turned on its own to the quarter turn with the
+/// smallest estimated search tree: a board counts the same however it is turned, and a
 /// split's boards have cells removed in different places. Turning each so that its removed
 /// cells come in early rows cut the exact node count of empty 15x15 with all 8 symmetries
 /// from 4.46e7 to 3.20e7 (1.71e8 without symmetry); choosing by `SPLIT_DIVES` dives per
-/// look came within 2% of the best choice. Boards estimated below a sixteenth of the mean are left as
-/// they are: many small ones would cost more planning than they save (empty 17x17, 2 local
-/// threads: 1.35 s -> 1.14 s, of which planning 0.03 s).
+/// look came within 2% of the best choice. Boards estimated below a sixteenth of the mean
+/// are left as they are: many small ones would cost more planning than they save (empty
+/// 17x17, 2 local threads: 1.35 s -> 1.13 s, of which planning 0.02 s).
 fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let sizes: Vec<f64> = boards.par_iter().map(|rows| estimated_tree(rows, SPLIT_DIVES)).collect();
     let worth = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64 / 16.0;
