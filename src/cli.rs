@@ -50,12 +50,12 @@ pub struct Cli {
     devices: Option<Vec<usize>>,
 
     /// Prefixes to aim for on the GPU (tuning; by default about one per 20K estimated nodes,
-    /// between 256K and 8M).
+    /// 10K from 5e10, between 256K and 8M).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     gpu_prefixes: Option<u64>,
 
-    /// Print per case, on stderr: n, obstacles, backend, orientation, symmetry, prefixes,
-    /// depth, nodes, wall time and nodes per second.
+    /// Print per case, on stderr: n, obstacles, backend, orientation, symmetry, boards (and
+    /// how many were turned), prefixes, depth, nodes, wall time and nodes per second.
     #[arg(long)]
     stats: bool,
 

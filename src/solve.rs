@@ -62,6 +62,8 @@ pub struct Report {
     pub group: String,
     /// Boards in the plan (one per orbit of frames, or 1).
     pub boards: usize,
+    /// Boards of a symmetry split searched turned (see [`Plan::turned`]).
+    pub turned: usize,
     /// Prefixes counted and the rows they fill.
     pub prefixes: u64,
     /// Rows filled in each prefix.
@@ -92,6 +94,7 @@ impl Report {
             orientation: Sym::Identity.name(),
             group: symmetry::group_name(&[Sym::Identity]),
             boards: 1,
+            turned: 0,
             prefixes: 1,
             depth: 0,
             nodes,
@@ -110,13 +113,14 @@ impl fmt::Display for Report {
         let secs = self.elapsed.as_secs_f64();
         write!(
             f,
-            "n={} obstacles={} backend={} orientation={} symmetry={} boards={} prefixes={} depth={} nodes={} time={:.3}s nodes/s={:.3e}",
+            "n={} obstacles={} backend={} orientation={} symmetry={} boards={} turned={} prefixes={} depth={} nodes={} time={:.3}s nodes/s={:.3e}",
             self.n,
             self.obstacles,
             self.backend,
             self.orientation,
             self.group,
             self.boards,
+            self.turned,
             self.prefixes,
             self.depth,
             self.nodes,
@@ -228,6 +232,7 @@ impl Solver {
             orientation: plan.orientation.name(),
             group: symmetry::group_name(&plan.group),
             boards: plan.boards.len(),
+            turned: plan.turned,
             prefixes: base.items.len() as u64,
             depth: base.depth,
             nodes: 0,

@@ -173,6 +173,15 @@ fn stats_name_the_cpu_search_that_ran() {
 }
 
 #[test]
+fn stats_say_how_many_boards_of_a_large_split_were_turned() {
+    // Empty 16x16 is large enough for turning (its tree is estimated over 1e8 nodes after
+    // symmetry); empty 14x14 is not.
+    let some_turned = predicate::function(|err: &str| err.contains("symmetry=D4") && !err.contains(" turned=0 ") && err.contains(" turned="));
+    nqueen().args(["--backend", "cpu", "--stats", "fixtures/bench/empty_16.in"]).assert().success().stderr(some_turned);
+    nqueen().args(["--backend", "cpu", "--stats", "fixtures/bench/empty_14.in"]).assert().success().stderr(predicate::str::contains(" turned=0 "));
+}
+
+#[test]
 fn asking_for_the_gpu_without_one_exits_3_with_a_reason() {
     if nqueen::gpu::Gpu::open(None).is_ok() {
         eprintln!("skipped: a GPU is present here, so --backend gpu succeeds");
