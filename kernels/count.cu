@@ -57,7 +57,7 @@ __device__ __forceinline__ void count_all(
     unsigned int* next_prefix,                 // the shared work counter, zero at launch
     unsigned long long* totals)                // [0] weighted solutions, [1] nodes; accumulated
 {
-    extern __shared__ uint4 stack[];           // [level - depth][blockDim.x]
+    extern __shared__ uint4 stack[];           // [entry][blockDim.x], at most one entry a row
     const unsigned int lane_slot = threadIdx.x;
     const unsigned int stride = blockDim.x;
     const int last2 = n - 2;
