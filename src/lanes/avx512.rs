@@ -297,10 +297,9 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     // lane is admitted), else with the first board. Due columns are read only on a plan of
     // one board (see `honours_due`), so the first board's serve.
     let blank = Table { cells: [zero; 2], due: [zero; 2] };
-    let first = match (shared, plan.boards.first()) {
-        (Some(rows), _) => Table::new(rows, &plan.due[0]),
-        (None, Some(rows)) => Table::new(rows, &plan.due[0]),
-        (None, None) => blank,
+    let first = match shared.or(plan.boards.first().map(Vec::as_slice)) {
+        Some(rows) => Table::new(rows, &plan.due[0]),
+        None => blank,
     };
     let mut slots = Slots { tables: [first, blank], boards: [Some(0), None], current: 0, second: 0 };
     let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };

@@ -19,7 +19,7 @@ use std::iter::Peekable;
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
-use crate::prefix::Prefix;
+use crate::prefix::{next_cells, Prefix};
 
 /// Every board of a plan, rows end to end (board `b`'s row `r` at `b * n + r`), as the
 /// AVX2 lanes gather them by index.
@@ -177,7 +177,8 @@ impl<const L: usize> Spill<L> {
                     Some(p) => {
                         let b = p.board as usize;
                         self.weight[lane] = Some(plan.weights[b]);
-                        self.avail[lane] = if *due { p.avail(plan, depth) } else { plan.boards[b][depth] & !(p.cols | p.ld | p.rd) };
+                        let late = if *due { plan.due[b][depth] } else { 0 };
+                        self.avail[lane] = next_cells(plan.boards[b][depth], late, p.cols, p.ld, p.rd);
                         (self.cols[lane], self.ld[lane], self.rd[lane]) = (p.cols, p.ld, p.rd);
                         self.base[lane] = (b * plan.n) as u32;
                     }
