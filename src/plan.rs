@@ -82,12 +82,11 @@ impl Plan {
         Plan { expected_nodes: Some(estimated_tree(board.rows(), QUICK_DIVES)), ..Plan::plain(board) }
     }
 
-    /// The plan to count `board` by: [`Plan::optimized`] where planning pays, else
-    /// [`Plan::as_is`].
-    pub fn chosen(board: &Board) -> Plan {
-        let plan = Plan::as_is(board);
-        if plan.expected_nodes.is_some_and(|e| e < PLANNING_PAYS_NODES) {
-            return plan;
+    /// The plan to count `board` by, given its [`Plan::as_is`]: [`Plan::optimized`] where
+    /// planning pays, else `as_is` itself.
+    pub fn chosen(board: &Board, as_is: Plan) -> Plan {
+        if as_is.expected_nodes.is_some_and(|e| e < PLANNING_PAYS_NODES) {
+            return as_is;
         }
         Plan::optimized(board)
     }
@@ -341,11 +340,13 @@ mod tests {
         assert_eq!(plan.boards.len(), 1);
         assert_eq!(plan.orientation, Sym::Identity);
         // Empty 10x10 (about 35K nodes): planning would cost more than the search.
-        let plan = Plan::chosen(&Board::empty(10).unwrap());
+        let empty = Board::empty(10).unwrap();
+        let plan = Plan::chosen(&empty, Plan::as_is(&empty));
         assert_eq!((plan.boards.len(), plan.group.len()), (1, 1));
         assert!(plan.expected_nodes.is_some_and(|e| e < PLANNING_PAYS_NODES));
         // Empty 14x14 (about 27M nodes): it pays.
-        assert_eq!(Plan::chosen(&Board::empty(14).unwrap()).group.len(), 8);
+        let empty = Board::empty(14).unwrap();
+        assert_eq!(Plan::chosen(&empty, Plan::as_is(&empty)).group.len(), 8);
     }
 
     #[test]

@@ -46,6 +46,13 @@ pub const AUTO_GPU_SECONDS: f64 = 0.25;
 const ESTIMATE_DIVES: u32 = 4096;
 /// Prefixes timed on the CPU to estimate a board's cost for `auto`.
 const SAMPLE: usize = 64;
+/// Search nodes one thread gets through per second in the scalar search that the `auto`
+/// sample times (this machine, empty 13x13 to 15x15: 1.3e8).
+const SAMPLE_NODES_PER_SECOND: f64 = 1.3e8;
+/// How many times fewer nodes a plan may need than its board's plain tree: the symmetry
+/// split's gain (up to about 5x) times what the orientation and the quick estimate's
+/// error may add.
+const PLANNING_CUT: f64 = 8.0;
 
 /// What happened on one board, for the answer and `--stats`.
 #[derive(Clone, Debug)]
@@ -167,8 +174,8 @@ impl From<Interrupted> for SolveError {
     }
 }
 
-/// The GPU, opened in the background from the start, so that CUDA's start-up overlaps
-/// reading and planning the first board.
+/// The GPU, opened in the background (see [`Solver::open_gpu_if_needed`]) so that CUDA's
+/// start-up overlaps planning the board that needs it.
 enum GpuSlot {
     None,
     Opening(std::thread::JoinHandle<Result<Gpu, GpuError>>),
@@ -184,15 +191,23 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver; unless the backend is `cpu`, the GPU starts opening in the background.
+    /// A solver; with `--backend gpu`, the GPU starts opening in the background at once.
     pub fn new(options: Options) -> Solver {
-        let gpu = if options.backend == BackendChoice::Cpu {
-            GpuSlot::None
-        } else {
-            let devices = options.devices.clone();
-            GpuSlot::Opening(std::thread::spawn(move || Gpu::open(devices.as_deref())))
-        };
+        let gpu = if options.backend == BackendChoice::Gpu { open_in_background(&options) } else { GpuSlot::None };
         Solver { options, gpu, warned: false }
+    }
+
+    /// For `auto`: starts opening the GPU in the background once a board's estimated tree,
+    /// `nodes` nodes that planning may still cut by `cut` times, could make the CPU sample
+    /// pick the GPU. Opening it at once for every run made runs that never used it wait at
+    /// exit, since a process cannot end while a thread is inside the driver's start-up
+    /// (H100: cuInit 0.10 s, then the context 0.12 s): fixtures/empty_1_16.in took 0.09 to
+    /// 0.16 s there against 0.06 to 0.08 s with `--backend cpu`.
+    fn open_gpu_if_needed(&mut self, nodes: Option<f64>, cut: f64) {
+        let idle = self.options.backend == BackendChoice::Auto && matches!(self.gpu, GpuSlot::None);
+        if idle && nodes.is_some_and(|e| may_need_gpu(e / cut, rayon::current_num_threads())) {
+            self.gpu = open_in_background(&self.options);
+        }
     }
 
     /// The GPU, waiting for it to open if need be; an error when none is usable.
@@ -222,7 +237,14 @@ impl Solver {
                 return Ok(Report::small(board, count, nodes, started.elapsed()));
             }
         }
-        let plan = if self.options.no_symmetry { Plan::as_is(board) } else { Plan::chosen(board) };
+        let as_is = Plan::as_is(board);
+        let plan = if self.options.no_symmetry {
+            as_is
+        } else {
+            self.open_gpu_if_needed(as_is.expected_nodes, PLANNING_CUT);
+            Plan::chosen(board, as_is)
+        };
+        self.open_gpu_if_needed(plan.expected_nodes, 1.0);
         let plan_time = started.elapsed();
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
         let mut report = Report {
@@ -311,6 +333,19 @@ impl Solver {
     }
 }
 
+/// The GPU, opening on a thread of its own.
+fn open_in_background(options: &Options) -> GpuSlot {
+    let devices = options.devices.clone();
+    GpuSlot::Opening(std::thread::spawn(move || Gpu::open(devices.as_deref())))
+}
+
+/// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
+/// `auto` to move it to the GPU: half of [`AUTO_GPU_SECONDS`] at the sample's speed, since
+/// the estimate is rough.
+fn may_need_gpu(nodes: f64, threads: usize) -> bool {
+    nodes >= AUTO_GPU_SECONDS / 2.0 * SAMPLE_NODES_PER_SECOND * threads as f64
+}
+
 /// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
 /// even sample of its prefixes (at most [`SAMPLE`]). Sampling stops as soon as the answer
 /// is known to be yes: on a large board the full sample would cost more than the GPU's whole
@@ -338,6 +373,21 @@ fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_boards_that_may_be_too_big_for_the_cpu_open_the_gpu() {
+        let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
+        // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
+        assert!(!may_need_gpu(quick(15), 16));
+        assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+        let mut solver = Solver::new(Options::default());
+        solver.solve(&Board::empty(12).unwrap(), &Control::default()).unwrap();
+        assert!(matches!(solver.gpu, GpuSlot::None));
+        solver.open_gpu_if_needed(Some(quick(19)), PLANNING_CUT);
+        assert!(!matches!(solver.gpu, GpuSlot::None));
+        let forced = Solver::new(Options { backend: BackendChoice::Gpu, ..Options::default() });
+        assert!(matches!(forced.gpu, GpuSlot::Opening(_)));
+    }
 
     #[test]
     fn the_cpu_sample_tells_big_boards_from_small_ones() {
