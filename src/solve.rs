@@ -39,16 +39,22 @@ pub struct Options {
     pub gpu_prefixes: Option<usize>,
 }
 
-/// Estimated CPU seconds above which `auto` moves a board to the GPU: below it, the GPU's
-/// start-up (context, module load, transfers) costs more than it saves.
-pub const AUTO_GPU_SECONDS: f64 = 0.25;
+/// Estimated CPU seconds above which `auto` moves a board to an open GPU: below it, the
+/// GPU's cost per board (prefixes, transfers, launches) is more than it saves. A second
+/// copy of a 17x17 or 18x18 benchmark board added 0.02 to 0.06 s on the H100 once it was
+/// open; the estimate assumes every thread runs at full speed, about twice too fast on
+/// the H100 host's 16 threads.
+pub const AUTO_GPU_SECONDS: f64 = 0.05;
+/// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is not
+/// open (H100: cuInit 0.10 s, then the context 0.12 s).
+const GPU_START_SECONDS: f64 = 0.25;
 /// Random dives that estimate a board's search tree before it goes to the GPU (about 1 ms).
 const ESTIMATE_DIVES: u32 = 4096;
 /// Prefixes timed on the CPU to estimate a board's cost for `auto`.
 const SAMPLE: usize = 64;
-/// Search nodes one thread gets through per second in the scalar search that the `auto`
-/// sample times (this machine, empty 13x13 to 15x15: 1.3e8).
-const SAMPLE_NODES_PER_SECOND: f64 = 1.3e8;
+/// Search nodes one thread gets through per second (this machine, plain and split boards
+/// of the benchmarks, AVX-512 lanes: 5e8 to 6.6e8; the scalar search: 1.3e8).
+const NODES_PER_THREAD_SECOND: f64 = 6e8;
 /// How many times fewer nodes a plan may need than its board's plain tree: the symmetry
 /// split's gain (up to about 5x) times what the orientation and the quick estimate's
 /// error may add.
@@ -178,7 +184,8 @@ impl From<Interrupted> for SolveError {
 /// start-up overlaps planning the board that needs it.
 enum GpuSlot {
     None,
-    Opening(std::thread::JoinHandle<Result<Gpu, GpuError>>),
+    /// Opening on the thread, since the instant.
+    Opening(std::thread::JoinHandle<Result<Gpu, GpuError>>, Instant),
     Ready(Gpu),
     Unusable(GpuError),
 }
@@ -212,9 +219,9 @@ impl Solver {
 
     /// The GPU, waiting for it to open if need be; an error when none is usable.
     pub fn gpu(&mut self) -> Result<&Gpu, GpuError> {
-        if let GpuSlot::Opening(_) | GpuSlot::None = self.gpu {
+        if let GpuSlot::Opening(..) | GpuSlot::None = self.gpu {
             let opened = match std::mem::replace(&mut self.gpu, GpuSlot::None) {
-                GpuSlot::Opening(handle) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
+                GpuSlot::Opening(handle, _) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
                 _ => Gpu::open(self.options.devices.as_deref()),
             };
             self.gpu = match opened {
@@ -225,7 +232,7 @@ impl Solver {
         match &self.gpu {
             GpuSlot::Ready(g) => Ok(g),
             GpuSlot::Unusable(e) => Err(e.clone()),
-            GpuSlot::None | GpuSlot::Opening(_) => unreachable!("settled just above"),
+            GpuSlot::None | GpuSlot::Opening(..) => unreachable!("settled just above"),
         }
     }
 
@@ -290,13 +297,21 @@ impl Solver {
     }
 
     /// Whether this board goes to the GPU: always with `--backend gpu`; with `auto`, when a
-    /// GPU is usable and a timed sample says the CPU would take longer than the GPU's start-up.
+    /// GPU is usable and a timed sample says the CPU would take longer than the GPU would,
+    /// its start-up included while it is not open.
     fn wants_gpu(&mut self, plan: &Plan, base: &Prefixes) -> bool {
         match self.options.backend {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
             BackendChoice::Auto => {
-                if !cpu_would_take(plan, base, AUTO_GPU_SECONDS) {
+                let start_up = match &self.gpu {
+                    GpuSlot::Unusable(_) => return false,
+                    GpuSlot::Ready(_) => 0.0,
+                    GpuSlot::None => GPU_START_SECONDS,
+                    GpuSlot::Opening(handle, since) if !handle.is_finished() => (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0),
+                    GpuSlot::Opening(..) => 0.0,
+                };
+                if !cpu_would_take(plan, base, AUTO_GPU_SECONDS + start_up) {
                     return false;
                 }
                 match self.gpu() {
@@ -336,27 +351,30 @@ impl Solver {
 /// The GPU, opening on a thread of its own.
 fn open_in_background(options: &Options) -> GpuSlot {
     let devices = options.devices.clone();
-    GpuSlot::Opening(std::thread::spawn(move || Gpu::open(devices.as_deref())))
+    GpuSlot::Opening(std::thread::spawn(move || Gpu::open(devices.as_deref())), Instant::now())
 }
 
 /// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
 /// `auto` to move it to the GPU: half of [`AUTO_GPU_SECONDS`] at the sample's speed, since
 /// the estimate is rough.
 fn may_need_gpu(nodes: f64, threads: usize) -> bool {
-    nodes >= AUTO_GPU_SECONDS / 2.0 * SAMPLE_NODES_PER_SECOND * threads as f64
+    nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) / 2.0 * NODES_PER_THREAD_SECOND * threads as f64
 }
 
 /// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
-/// even sample of its prefixes (at most [`SAMPLE`]). Sampling stops as soon as the answer
-/// is known to be yes: on a large board the full sample would cost more than the GPU's whole
-/// count.
+/// even sample of its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how
+/// much faster the search the CPU would run is. Sampling stops as soon as the answer is
+/// known to be yes: on a large board the full sample would cost more than the GPU's whole
+/// count. The lanes themselves cannot time a sample fairly: with so few prefixes, most
+/// lanes wait for the longest one.
 fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
     if base.depth >= plan.n || base.items.is_empty() {
         return false;
     }
     let step = (base.items.len() / SAMPLE).max(1);
     let planned = base.items.len().div_ceil(step);
-    let scale = base.items.len() as f64 / planned as f64 / rayon::current_num_threads() as f64;
+    let threads = rayon::current_num_threads() as f64;
+    let scale = base.items.len() as f64 / planned as f64 / threads / cpu::speedup_over_scalar(plan, base.depth);
     let never_cancelled = Control::default();
     let started = Instant::now();
     for p in base.items.iter().step_by(step) {
@@ -386,7 +404,7 @@ mod tests {
         solver.open_gpu_if_needed(Some(quick(19)), PLANNING_CUT);
         assert!(!matches!(solver.gpu, GpuSlot::None));
         let forced = Solver::new(Options { backend: BackendChoice::Gpu, ..Options::default() });
-        assert!(matches!(forced.gpu, GpuSlot::Opening(_)));
+        assert!(matches!(forced.gpu, GpuSlot::Opening(..)));
     }
 
     #[test]
