@@ -355,10 +355,13 @@ fn open_in_background(options: &Options) -> GpuSlot {
 }
 
 /// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
-/// `auto` to move it to the GPU: half of [`AUTO_GPU_SECONDS`] at the sample's speed, since
-/// the estimate is rough.
+/// `auto` to move it to a GPU still to be opened, at full speed on every thread. The
+/// estimate is rough either way, but the threads of the H100 host ran at about half that
+/// speed together, which keeps boards near the line from opening the GPU for nothing: a
+/// run that counted on the CPU still waited at exit for the GPU to finish opening (empty
+/// 17x17, which 16 threads count in 0.22 s, took 0.37 s when it opened the GPU).
 fn may_need_gpu(nodes: f64, threads: usize) -> bool {
-    nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) / 2.0 * NODES_PER_THREAD_SECOND * threads as f64
+    nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) * NODES_PER_THREAD_SECOND * threads as f64
 }
 
 /// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
