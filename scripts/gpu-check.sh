@@ -6,7 +6,9 @@
 #   3. compute-sanitizer memcheck and racecheck over the GPU backend on small fixtures;
 #   4. timings (process wall clock, compiled module cached, median of 3) of the benchmark
 #      boards on the GPU, and (one run each) of the stress file on the CPU and the
-#      OpenMP baseline, whose outputs must agree with the GPU's.
+#      OpenMP baseline, whose outputs must agree with the GPU's;
+#   5. the default backend (auto) against --backend cpu and --backend gpu on boards near
+#      its line (median of 5), with the backend it picked for each case.
 # Fails (exit 1) on any difference. Results and logs go to $OUT (default target/gpu-check);
 # the table is printed last.
 #
@@ -14,8 +16,9 @@
 #   scripts/gpu-check.sh             # there, from the repository root
 #
 # SKIP_SANITIZER=1 and SKIP_TIMING=1 leave those parts out, SKIP_STRESS_CPU=1 the stress
-# file's CPU and baseline runs (about 5 minutes on 16 threads); TIMING_INPUTS overrides
-# the list of inputs to time on the GPU.
+# file's CPU and baseline runs (about 5 minutes on 16 threads), SKIP_AUTO=1 part 5;
+# TIMING_INPUTS and AUTO_INPUTS override the lists of inputs of parts 4 and 5, and
+# OLD_BIN adds an earlier build's auto times to part 5.
 set -u
 BIN=${BIN:-target/release/nqueen}
 OUT=${OUT:-target/gpu-check}
@@ -110,6 +113,21 @@ if [ "${SKIP_TIMING:-0}" != 1 ]; then
         echo "| $(basename "$f") | OpenMP baseline, $threads threads (1 run) | $base | | | |" >> "$table"
         echo "| $(basename "$f") | nqueen cpu, $threads threads (1 run) | $cpu | | | |" >> "$table"
         echo "| $(basename "$f") | nqueen gpu | $gpu | | | baseline / gpu = $(python3 -c "print(f'{$base / $gpu:.1f}x')") |" >> "$table"
+    done
+    cat "$table"
+fi
+
+if [ "${SKIP_AUTO:-0}" != 1 ]; then
+    log "== 5. auto against cpu and gpu"
+    table="$OUT/auto.md"
+    echo "| input | ${OLD_BIN:+old auto | }auto | cpu | gpu | auto picked |" > "$table"
+    echo "|---|${OLD_BIN:+---|}---|---|---|---|" >> "$table"
+    for f in ${AUTO_INPUTS:-fixtures/empty_1_16.in fixtures/bench/empty_16.in fixtures/bench/bottom_17.in fixtures/bench/mirror_17.in fixtures/bench/empty_17.in fixtures/bench/density_18_20.in fixtures/bench/empty_18.in fixtures/bench/density_18_10.in fixtures/bench/empty_19.in fixtures/bench/stress.in}; do
+        "$BIN" "$f" > "$work/auto.out"
+        diff -q "$work/auto.out" "${f%.in}.out" > /dev/null 2>&1 || [ ! -f "${f%.in}.out" ] || fail "$f: auto's answer differs"
+        old=${OLD_BIN:+$(RUNS=5 timed "$OLD_BIN" "$f") | }
+        picked=$("$BIN" --stats "$f" 2>&1 > /dev/null | grep -o 'backend=[a-z]*' | cut -d= -f2 | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+        echo "| $(basename "$f") | $old$(RUNS=5 timed "$BIN" "$f") | $(RUNS=5 timed "$BIN" --backend cpu "$f") | $(RUNS=5 timed "$BIN" --backend gpu "$f") | $picked |" >> "$table"
     done
     cat "$table"
 fi
