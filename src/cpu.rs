@@ -78,10 +78,13 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
 /// over plain and split benchmark boards: AVX-512 lanes 4.4 to 6.2 times, AVX2 lanes 1.7
 /// to 1.8 times; the lower ends are taken.
 pub fn speedup_over_scalar(plan: &Plan, depth: usize) -> f64 {
-    match search_name(plan, depth) {
-        "avx512" => 4.4,
-        "avx2" => 1.7,
-        _ => 1.0,
+    match Search::new(plan, depth) {
+        #[cfg(target_arch = "x86_64")]
+        Search::Lanes(lanes) => match lanes.isa() {
+            crate::lanes::Isa::Avx512 => 4.4,
+            crate::lanes::Isa::Avx2 => 1.7,
+        },
+        Search::Scalar => 1.0,
     }
 }
 
@@ -252,6 +255,19 @@ mod tests {
     fn count_board(board: &Board, min_prefixes: usize, schedule: Schedule) -> u64 {
         let plan = Plan::plain(board);
         count(&plan, &expand(&plan, min_prefixes), schedule, &Control::default()).unwrap().solutions
+    }
+
+    #[test]
+    fn the_speedup_over_scalar_follows_the_search_that_runs() {
+        let plan = Plan::plain(&Board::empty(12).unwrap());
+        let expected = match search_name(&plan, 3) {
+            "avx512" => 4.4,
+            "avx2" => 1.7,
+            _ => 1.0,
+        };
+        assert_eq!(speedup_over_scalar(&plan, 3), expected);
+        // Fewer than three rows left: no lanes, the scalar search.
+        assert_eq!((search_name(&plan, 10), speedup_over_scalar(&plan, 10)), ("scalar", 1.0));
     }
 
     #[test]

@@ -209,7 +209,7 @@ impl Solver {
     /// pick the GPU. Opening it at once for every run made runs that never used it wait at
     /// exit, since a process cannot end while a thread is inside the driver's start-up
     /// (H100: cuInit 0.10 s, then the context 0.12 s): fixtures/empty_1_16.in took 0.09 to
-    /// 0.16 s there against 0.06 to 0.08 s with `--backend cpu`.
+    /// 0.17 s there against 0.06 to 0.08 s with `--backend cpu`.
     fn open_gpu_if_needed(&mut self, nodes: Option<f64>, cut: f64) {
         let idle = self.options.backend == BackendChoice::Auto && matches!(self.gpu, GpuSlot::None);
         if idle && nodes.is_some_and(|e| may_need_gpu(e / cut, rayon::current_num_threads())) {
