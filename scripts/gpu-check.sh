@@ -78,6 +78,11 @@ wall() {
     t1=$(date +%s.%N)
     python3 -c "print($t1 - $t0)"
 }
+# Starts the markdown table in file $1 with the columns $2 ("a | b | c").
+new_table() {
+    echo "| $2 |" > "$1"
+    echo "|$(echo "$2" | sed 's/[^|]*/---/g')|" >> "$1"
+}
 # Median of $RUNS wall-clock runs, after one run that fills the module cache.
 timed() {
     local times=()
@@ -89,8 +94,7 @@ timed() {
 if [ "${SKIP_TIMING:-0}" != 1 ]; then
     log "== 4. timings"
     table="$OUT/table.md"
-    echo "| input | mode | median wall s | kernel s | nodes/s | stats |" > "$table"
-    echo "|---|---|---|---|---|---|" >> "$table"
+    new_table "$table" "input | mode | median wall s | kernel s | nodes/s | stats"
     for f in ${TIMING_INPUTS:-fixtures/bench/empty_17.in fixtures/bench/empty_18.in fixtures/bench/empty_19.in fixtures/bench/empty_20.in fixtures/bench/stress.in fixtures/bench/density_19_10.in fixtures/bench/mirror_17.in fixtures/bench/bottom_17.in}; do
         for mode in "" "--no-symmetry"; do
             secs=$(timed "$BIN" --backend gpu $mode "$f")
@@ -120,8 +124,7 @@ fi
 if [ "${SKIP_AUTO:-0}" != 1 ]; then
     log "== 5. auto against cpu and gpu"
     table="$OUT/auto.md"
-    echo "| input | ${OLD_BIN:+old auto | }auto | cpu | gpu | auto picked |" > "$table"
-    echo "|---|${OLD_BIN:+---|}---|---|---|---|" >> "$table"
+    new_table "$table" "input | ${OLD_BIN:+old auto | }auto | cpu | gpu | auto picked"
     for f in ${AUTO_INPUTS:-fixtures/empty_1_16.in fixtures/bench/empty_16.in fixtures/bench/bottom_17.in fixtures/bench/mirror_17.in fixtures/bench/empty_17.in fixtures/bench/density_18_20.in fixtures/bench/empty_18.in fixtures/bench/density_18_10.in fixtures/bench/empty_19.in fixtures/bench/stress.in}; do
         "$BIN" "$f" > "$work/auto.out"
         diff -q "$work/auto.out" "${f%.in}.out" > /dev/null 2>&1 || [ ! -f "${f%.in}.out" ] || fail "$f: auto's answer differs"
