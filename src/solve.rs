@@ -45,8 +45,8 @@ pub struct Options {
 /// open; the estimate assumes every thread runs at full speed, about twice too fast on
 /// the H100 host's 16 threads.
 pub const AUTO_GPU_SECONDS: f64 = 0.05;
-/// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is not
-/// open (H100: cuInit 0.10 s, then the context 0.12 s).
+/// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
+/// opening (H100: cuInit 0.10 s, then the context 0.12 s).
 const GPU_START_SECONDS: f64 = 0.25;
 /// Random dives that estimate a board's search tree before it goes to the GPU (about 1 ms).
 const ESTIMATE_DIVES: u32 = 4096;
@@ -297,17 +297,19 @@ impl Solver {
     }
 
     /// Whether this board goes to the GPU: always with `--backend gpu`; with `auto`, when a
-    /// GPU is usable and a timed sample says the CPU would take longer than the GPU would,
-    /// its start-up included while it is not open.
+    /// GPU is usable, some board's estimate was big enough to open it (see
+    /// [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU would take longer
+    /// than the GPU would, its start-up included while it is still opening. The sample
+    /// alone misjudged boards near the line: 64 prefixes of a skewed tree sent mirror_17,
+    /// which 16 threads count in 0.25 s, to the GPU (0.41 s) in one lease of three.
     fn wants_gpu(&mut self, plan: &Plan, base: &Prefixes) -> bool {
         match self.options.backend {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
             BackendChoice::Auto => {
                 let start_up = match &self.gpu {
-                    GpuSlot::Unusable(_) => return false,
+                    GpuSlot::None | GpuSlot::Unusable(_) => return false,
                     GpuSlot::Ready(_) => 0.0,
-                    GpuSlot::None => GPU_START_SECONDS,
                     GpuSlot::Opening(handle, since) if !handle.is_finished() => (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0),
                     GpuSlot::Opening(..) => 0.0,
                 };
