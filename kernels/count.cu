@@ -160,9 +160,9 @@ __device__ __forceinline__ void count_all(
         ++row;
         cols = nc; ld = nl; rd = nr;
         // The next row's cells are x1; narrowing them, rather than reading the row again
-        // through next_cells, took 4% off the due-column kernel's time on the H100 (empty
-        // 19x19 and 20x20 with symmetry, two runs: 0.210 -> 0.187 s and 0.215 -> 0.207 s,
-        // 1.571 -> 1.499 s and 1.578 -> 1.524 s).
+        // through next_cells, took 3 to 11% off the due-column kernel's time on the H100
+        // (empty 19x19 and 20x20 with symmetry, two runs: 0.210 -> 0.187 s and 0.215 ->
+        // 0.207 s, 1.571 -> 1.499 s and 1.578 -> 1.524 s).
         avail = DUE ? narrowed(x1, r1.y & ~cols) : x1;
     }
 
