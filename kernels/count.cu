@@ -77,7 +77,7 @@ __device__ __forceinline__ void count_all(
         // A new prefix when this one is done, then a step back when the row is used up:
         // two flat tests, so that the compiler predicates the step back instead of
         // branching around it. With the two as arms of one `if (avail == 0)`, the step
-        // back sat in a divergent branch and the loop took a third longer on the H100
+        // back sat in a divergent branch and the loop took up to a third longer on the H100
         // (kernel time, median of 5: empty 19x19 plain 1.325 s against 0.998 s, with
         // symmetry 0.253 s against 0.209 s; empty 20x20 with symmetry 1.99 s against 1.58 s).
         if ((avail | kept) == 0) {
