@@ -308,12 +308,10 @@ impl Solver {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
             BackendChoice::Auto => {
-                let start_up = match &self.gpu {
-                    GpuSlot::None | GpuSlot::Unusable(_) => return false,
-                    GpuSlot::Ready(_) => 0.0,
-                    GpuSlot::Opening(handle, since) if !handle.is_finished() => (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0),
-                    GpuSlot::Opening(..) => 0.0,
-                };
+                if matches!(self.gpu, GpuSlot::None | GpuSlot::Unusable(_)) {
+                    return false;
+                }
+                let start_up = self.opening_since().map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
                 if !cpu_would_take(plan, base, AUTO_GPU_SECONDS + start_up) {
                     return false;
                 }
@@ -321,8 +319,16 @@ impl Solver {
                 // prefixes are planned: waiting here put that planning (0.02 to 0.04 s) after
                 // the start-up. H100, process wall time, median of 9: empty 18x18 0.419 s ->
                 // 0.402 s, empty 19x19 0.555 s -> 0.551 s.
-                matches!(&self.gpu, GpuSlot::Opening(handle, _) if !handle.is_finished()) || self.auto_gpu_opened()
+                self.opening_since().is_some() || self.auto_gpu_opened()
             }
+        }
+    }
+
+    /// When the GPU began to open, while it still is opening.
+    fn opening_since(&self) -> Option<Instant> {
+        match &self.gpu {
+            GpuSlot::Opening(handle, since) if !handle.is_finished() => Some(*since),
+            _ => None,
         }
     }
 
