@@ -42,6 +42,25 @@ __device__ __forceinline__ unsigned int next_cells(uint2 row, unsigned int cols,
     return DUE ? narrowed(avail, row.y & ~cols) : avail;
 }
 
+// The stack is addressed by 32-bit offsets in the shared window, through PTX: with a C++
+// pointer the compiler kept 64-bit address arithmetic on every push and step back.
+// tests/kernel/host.cpp defines NQUEEN_HOST_STACK and its own three, to run on the CPU.
+#ifndef NQUEEN_HOST_STACK
+__device__ __forceinline__ unsigned int stack_address(const uint4* p) {
+    unsigned int a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+__device__ __forceinline__ uint4 stack_load(unsigned int a) {
+    uint4 s;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(s.x), "=r"(s.y), "=r"(s.z), "=r"(s.w) : "r"(a) : "memory");
+    return s;
+}
+__device__ __forceinline__ void stack_store(unsigned int a, uint4 s) {
+    asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" :: "r"(a), "r"(s.x), "r"(s.y), "r"(s.z), "r"(s.w) : "memory");
+}
+#endif
+
 __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     return v;
@@ -56,11 +75,11 @@ __device__ __forceinline__ void count_all(
     int n,
     int depth,
     unsigned int* next_prefix,                 // the shared work counter, zero at launch
-    unsigned long long* totals)                // [0] weighted solutions, [1] nodes; accumulated
+    unsigned long long* totals,                // [0] weighted solutions, [1] nodes; accumulated
+    unsigned int stride)                       // bytes from a thread's stack entry to its next
 {
     extern __shared__ uint4 stack[];           // [entry][blockDim.x], at most one entry a row
     const unsigned int lane_slot = threadIdx.x;
-    const unsigned int stride = blockDim.x;
     const int last2 = n - 2;
 
     unsigned long long solutions = 0, nodes = 0;
@@ -69,9 +88,13 @@ __device__ __forceinline__ void count_all(
     int row = depth;
     unsigned int avail = 0, cols = 0, ld = 0, rd = 0;
     // This thread's next free stack entry; moving it by `stride` instead of indexing
-    // from the row made the plain kernel 12% faster on the H100 (empty 19x19).
-    uint4* sp = stack + lane_slot;
-    unsigned int kept = 0;                      // rows on the stack
+    // from the row made the plain kernel 12% faster on the H100 (empty 19x19). The stack
+    // is empty when sp is back at base. With 32-bit addresses, the stride passed in bytes
+    // (not read from blockDim) and no separate count of the entries, kernel time fell 8 to
+    // 13% (H100, median of 5: empty 19x19 plain 0.953 -> 0.824 s, empty 20x20 with
+    // symmetry 1.502 -> 1.381 s, density_19_10 0.188 -> 0.163 s, stress 0.345 -> 0.308 s).
+    const unsigned int base = stack_address(stack + lane_slot);
+    unsigned int sp = base;
 
     for (;;) {
         // A new prefix when this one is done, then a step back when the row is used up:
@@ -80,7 +103,7 @@ __device__ __forceinline__ void count_all(
         // back sat in a divergent branch and the loop took up to a third longer on the H100
         // (kernel time, median of 5: empty 19x19 plain 1.325 s against 0.998 s, with
         // symmetry 0.253 s against 0.209 s; empty 20x20 with symmetry 1.99 s against 1.58 s).
-        if ((avail | kept) == 0) {
+        if ((avail | (sp ^ base)) == 0) {
             bool done = false;
             do {
                 solutions += weight * sub;
@@ -109,8 +132,7 @@ __device__ __forceinline__ void count_all(
             // to try: no lane loops back up several rows while the others wait. Each
             // filled row holds one queen, so the row is the number of columns taken.
             sp -= stride;
-            --kept;
-            const uint4 s = *sp;
+            const uint4 s = stack_load(sp);
             avail = s.x; cols = s.y; ld = s.z; rd = s.w;
             row = __popc(cols);
         }
@@ -143,19 +165,17 @@ __device__ __forceinline__ void count_all(
         // empty 19x19 1.46 s -> 1.35 s plain, 0.34 s -> 0.31 s with symmetry.
         if (DUE) {
             if (avail != 0) {
-                *sp = make_uint4(avail, cols, ld, rd);
+                stack_store(sp, make_uint4(avail, cols, ld, rd));
                 sp += stride;
-                ++kept;
             }
         } else {
             // Written always and kept only with cells left: no branch. Within bounds, since
             // a step down comes from row n-4 at most, with at most n-4-depth rows kept. H100
             // kernel time 4% lower plain (empty 19x19 0.996 s -> 0.954 s, stress 0.361 s ->
             // 0.348 s); in the due-column kernel it was 1 to 2% higher, so that one branches.
-            *sp = make_uint4(avail, cols, ld, rd);
+            stack_store(sp, make_uint4(avail, cols, ld, rd));
             const bool keep = avail != 0;
             sp += keep ? stride : 0u;
-            kept += keep ? 1u : 0u;
         }
         ++row;
         cols = nc; ld = nl; rd = nr;
@@ -178,15 +198,15 @@ __device__ __forceinline__ void count_all(
 extern "C" __global__ void __launch_bounds__(256) count_prefixes(
     const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint2* __restrict__ rows_all,
     const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
-    unsigned long long* totals)
+    unsigned long long* totals, unsigned int stride)
 {
-    count_all<false>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals);
+    count_all<false>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride);
 }
 
 extern "C" __global__ void __launch_bounds__(256) count_prefixes_due(
     const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint2* __restrict__ rows_all,
     const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
-    unsigned long long* totals)
+    unsigned long long* totals, unsigned int stride)
 {
-    count_all<true>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals);
+    count_all<true>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride);
 }

@@ -286,6 +286,8 @@ impl Device {
         let grid = self.multiprocessors * per_sm.max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let (n, depth) = (plan.n as i32, depth as i32);
+        // Bytes from one stack entry of a thread to its next: the stack is [entry][thread].
+        let stack_stride = block * STACK_ENTRY as u32;
         let mut prefixes = 0u64;
         let mut busy = Vec::new();
         loop {
@@ -301,7 +303,7 @@ impl Device {
             s.memset_zeros(&mut next).map_err(driver_err)?;
             let count = batch.len() as u32;
             let mut launch = s.launch_builder(kernel);
-            launch.arg(&batch_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals);
+            launch.arg(&batch_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals).arg(&stack_stride);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
             // every buffer holds as many elements as the kernel is told.
             unsafe { launch.launch(cfg) }.map_err(driver_err)?;
@@ -348,11 +350,14 @@ fn batch_cap(total: u64, devices: usize) -> usize {
     (share as usize).clamp(MIN_SHARED_BATCH, BATCH_CAP)
 }
 
+/// Bytes of one stack entry in the kernel: a row's cells left, columns and diagonals.
+const STACK_ENTRY: usize = 16;
+
 /// Threads per block and shared bytes per block for prefixes at `depth` on an `n` board:
 /// each thread keeps one 16-byte stack entry per row it searches above the last two.
 pub fn block_shape(n: usize, depth: usize) -> (u32, usize) {
     let levels = n.saturating_sub(depth + 3).max(1);
-    let per_thread = levels * 16;
+    let per_thread = levels * STACK_ENTRY;
     let fit = (SHARED_LIMIT / per_thread) as u32 / 32 * 32;
     let block = BLOCK.min(fit).max(32);
     (block, block as usize * per_thread)

@@ -27,6 +27,12 @@ static unsigned long long __shfl_down_sync(unsigned int, unsigned long long, int
 static struct { unsigned int x; } threadIdx, blockDim = {3};
 uint4 stack[3 * 64];
 
+// The kernel's stack addresses: byte offsets into `stack`, as into the shared window.
+#define NQUEEN_HOST_STACK
+static unsigned int stack_address(const uint4* p) { return static_cast<unsigned int>((p - stack) * sizeof(uint4)); }
+static uint4 stack_load(unsigned int a) { return stack[a / sizeof(uint4)]; }
+static void stack_store(unsigned int a, uint4 s) { stack[a / sizeof(uint4)] = s; }
+
 #include "../../kernels/count.cu"
 
 int main() {
@@ -43,7 +49,8 @@ int main() {
     unsigned int next = 0;
     unsigned long long totals[2] = {0, 0};
     for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
-        (due ? count_prefixes_due : count_prefixes)(prefixes.data(), count, rows.data(), weights.data(), n, depth, &next, totals);
+        (due ? count_prefixes_due : count_prefixes)(prefixes.data(), count, rows.data(), weights.data(), n, depth, &next, totals,
+                                                       blockDim.x * static_cast<unsigned int>(sizeof(uint4)));
     }
     std::printf("%llu %llu\n", totals[0], totals[1]);
     return 0;
