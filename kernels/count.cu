@@ -37,7 +37,7 @@ __device__ __forceinline__ unsigned int narrowed(unsigned int avail, unsigned in
 
 // A row's free cells not attacked by cols, ld and rd; with DUE, narrowed to its due column.
 template <bool DUE>
-__device__ __forceinline__ unsigned int next_cells(uint2 row, unsigned int cols, unsigned int ld, unsigned int rd) {
+__device__ __forceinline__ unsigned int next_cells(uint4 row, unsigned int cols, unsigned int ld, unsigned int rd) {
     const unsigned int avail = row.x & ~(cols | ld | rd);
     return DUE ? narrowed(avail, row.y & ~cols) : avail;
 }
@@ -70,7 +70,9 @@ template <bool DUE>
 __device__ __forceinline__ void count_all(
     const Prefix* __restrict__ prefixes,
     unsigned int num_prefixes,
-    const uint2* __restrict__ rows_all,        // board b's row r at [b * n + r]: (free, due)
+    // Board b's row r at [b * n + r]: its free cells and due columns, then the free cells of
+    // rows r+1 and r+2 (see row_windows in src/gpu.rs).
+    const uint4* __restrict__ rows_all,
     const unsigned long long* __restrict__ weights,
     int n,
     int depth,
@@ -84,7 +86,7 @@ __device__ __forceinline__ void count_all(
 
     unsigned long long solutions = 0, nodes = 0;
     unsigned long long sub = 0, weight = 0;     // current prefix's count and weight
-    const uint2* rows = rows_all;
+    const uint4* rows = rows_all;
     int row = depth;
     unsigned int avail = 0, cols = 0, ld = 0, rd = 0;
     // This thread's next free stack entry; moving it by `stride` instead of indexing
@@ -120,7 +122,7 @@ __device__ __forceinline__ void count_all(
                     const unsigned int occ = cols | ld | rd;
                     if (depth == n) sub = 1;
                     else if (depth == n - 1) sub = __popc(rows[depth].x & ~occ);
-                    else sub = last_two_rows(rows[depth].x & ~occ, rows[depth + 1].x & ~(cols | (ld << 1) | (rd >> 1)));
+                    else sub = last_two_rows(rows[depth].x & ~occ, rows[depth].z & ~(cols | (ld << 1) | (rd >> 1)));
                     continue;
                 }
                 avail = next_cells<DUE>(rows[row], cols, ld, rd);
@@ -143,9 +145,10 @@ __device__ __forceinline__ void count_all(
         const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
         // The next two rows' cells after this queen: at row n-3 they are the last two
         // rows, counted in closed form; above it, the next row's cells and a look-ahead.
-        const uint2 r1 = rows[row + 1];
+        // One load brings the next three rows.
+        const uint4 r1 = rows[row + 1];
         const unsigned int x1 = r1.x & ~(nc | nl | nr);
-        const unsigned int m2 = rows[row + 2].x & ~(nc | (nl << 1) | (nr >> 1));
+        const unsigned int m2 = r1.z & ~(nc | (nl << 1) | (nr >> 1));
         if (row + 1 == last2) {
             sub += last_two_rows(x1, m2);
             continue;
@@ -154,9 +157,8 @@ __device__ __forceinline__ void count_all(
         // would cost passes to find out. Here row + 3 <= n - 1. H100, empty 19x19: a row
         // of look-ahead took kernel time from 2.06 s to 1.64 s plain (18% fewer nodes) and
         // from 0.53 s to 0.43 s with symmetry; the second row to 1.59 s and 0.40 s; a
-        // third cost more than it saved. Both rows are read before either is tested, so
-        // the two loads overlap.
-        const unsigned int m3 = rows[row + 3].x & ~(nc | (nl << 2) | (nr >> 2));
+        // third cost more than it saved.
+        const unsigned int m3 = r1.w & ~(nc | (nl << 2) | (nr >> 2));
         if ((m2 == 0) | (m3 == 0)) continue;
         // A row with no cells left is not kept: the search would only come back to it
         // to leave it again. Backing up through such rows in a loop, lanes waited on the
@@ -196,7 +198,7 @@ __device__ __forceinline__ void count_all(
 }
 
 extern "C" __global__ void __launch_bounds__(256) count_prefixes(
-    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint2* __restrict__ rows_all,
+    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all,
     const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
     unsigned long long* totals, unsigned int stride)
 {
@@ -204,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(256) count_prefixes(
 }
 
 extern "C" __global__ void __launch_bounds__(256) count_prefixes_due(
-    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint2* __restrict__ rows_all,
+    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all,
     const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
     unsigned long long* totals, unsigned int stride)
 {

@@ -204,8 +204,7 @@ impl Gpu {
     pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, estimated_nodes: f64, ctl: &Control) -> Result<GpuTally, GpuCountError> {
         let depth = base.depth + deeper.extra;
         let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
-        // Each row's free cells and due columns side by side: the kernel reads them as a uint2.
-        let rows: Vec<u32> = plan.boards.iter().zip(&plan.due).flat_map(|(b, d)| b.iter().zip(d).flat_map(|(&f, &d)| [f, d])).collect();
+        let rows = row_windows(plan);
         let (sender, receiver) = sync_channel::<Vec<Prefix>>(devices.len());
         let receiver = Mutex::new(receiver);
         std::thread::scope(|scope| {
@@ -315,6 +314,22 @@ impl Device {
         let t = s.clone_dtoh(&totals).map_err(driver_err)?;
         Ok(StreamTally { tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, busy })
     }
+}
+
+/// Every board's rows as the kernel reads them, one 16-byte window a row: row r's free
+/// cells and due columns, then rows r+1 and r+2's free cells (none past the last row).
+/// A queen placed in row r-1 needs all four, and one 16-byte load brings them instead of
+/// three (H100 kernel time, median of 5: 1 to 2% lower on every benchmark board, e.g.
+/// empty 20x20 with symmetry 1.372 -> 1.347 s).
+fn row_windows(plan: &Plan) -> Vec<u32> {
+    let mut windows = Vec::with_capacity(plan.boards.len() * plan.n * 4);
+    for (free, due) in plan.boards.iter().zip(&plan.due) {
+        let below = |r: usize| free.get(r).copied().unwrap_or(0);
+        for r in 0..plan.n {
+            windows.extend([free[r], due[r], below(r + 1), below(r + 2)]);
+        }
+    }
+    windows
 }
 
 /// What one stream counted, and when it had a batch in flight.
@@ -462,6 +477,7 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Board;
 
     #[test]
     fn overlapping_spans_count_once() {
@@ -470,6 +486,18 @@ mod tests {
         assert_eq!(covered(vec![]), Duration::ZERO);
         assert_eq!(covered(vec![(at(0), at(10)), (at(5), at(15)), (at(20), at(30)), (at(22), at(25))]), Duration::from_millis(25));
         assert_eq!(covered(vec![(at(20), at(30)), (at(0), at(40))]), Duration::from_millis(40));
+    }
+
+    #[test]
+    fn each_rows_window_holds_it_and_the_two_below() {
+        let board = Board::from_rows(4, vec![0b1110, 0b1111, 0b1011, 0b0111]).expect("a 4x4 board");
+        let mut plan = Plan::plain(&board);
+        plan.due[0] = vec![1, 2, 4, 8];
+        let (f, d) = (&plan.boards[0], &plan.due[0]);
+        assert_eq!(
+            row_windows(&plan),
+            [[f[0], d[0], f[1], f[2]], [f[1], d[1], f[2], f[3]], [f[2], d[2], f[3], 0], [f[3], d[3], 0, 0]].concat()
+        );
     }
 
     #[test]

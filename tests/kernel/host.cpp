@@ -40,6 +40,15 @@ int main() {
     if (std::scanf("%d %d %d", &n, &depth, &boards) != 3) return 2;
     std::vector<uint2> rows(static_cast<size_t>(boards) * n);
     for (auto& r : rows) if (std::scanf("%u %u", &r.x, &r.y) != 2) return 2;
+    // As row_windows in src/gpu.rs: a row's free cells and due columns, then the next two
+    // rows' free cells.
+    std::vector<uint4> windows(rows.size());
+    for (size_t b = 0; b < static_cast<size_t>(boards); ++b) {
+        for (int r = 0; r < n; ++r) {
+            auto free = [&](int k) { return k < n ? rows[b * n + k].x : 0u; };
+            windows[b * n + r] = {free(r), rows[b * n + r].y, free(r + 1), free(r + 2)};
+        }
+    }
     std::vector<unsigned long long> weights(boards);
     for (auto& w : weights) if (std::scanf("%llu", &w) != 1) return 2;
     unsigned int due, count;
@@ -49,7 +58,7 @@ int main() {
     unsigned int next = 0;
     unsigned long long totals[2] = {0, 0};
     for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
-        (due ? count_prefixes_due : count_prefixes)(prefixes.data(), count, rows.data(), weights.data(), n, depth, &next, totals,
+        (due ? count_prefixes_due : count_prefixes)(prefixes.data(), count, windows.data(), weights.data(), n, depth, &next, totals,
                                                        blockDim.x * static_cast<unsigned int>(sizeof(uint4)));
     }
     std::printf("%llu %llu\n", totals[0], totals[1]);
