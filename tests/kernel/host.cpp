@@ -27,8 +27,10 @@ static unsigned long long __shfl_down_sync(unsigned int, unsigned long long, int
 static struct { unsigned int x; } threadIdx, blockDim = {3};
 uint4 stack[3 * 64];
 
-// The kernel's stack addresses: byte offsets into `stack`, as into the shared window.
-#define NQUEEN_HOST_STACK
+// The kernel's PTX helpers. Stack addresses are byte offsets into `stack`, as into the
+// shared window.
+#define NQUEEN_HOST
+static int in_register(int v) { return v; }
 static unsigned int stack_address(const uint4* p) { return static_cast<unsigned int>((p - stack) * sizeof(uint4)); }
 static uint4 stack_load(unsigned int a) { return stack[a / sizeof(uint4)]; }
 static void stack_store(unsigned int a, uint4 s) { stack[a / sizeof(uint4)] = s; }
