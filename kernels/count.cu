@@ -94,7 +94,12 @@ __device__ __forceinline__ void count_all(
     // -> 0.791 s, stress 0.302 -> 0.295 s), 1% with symmetry.
     const int last2 = in_register(n - 2);
 
-    unsigned long long solutions = 0, nodes = 0;
+    unsigned long long solutions = 0;
+    // Nodes are counted in a double: one instruction on the otherwise idle FP64 pipe instead
+    // of two on the integer pipe, which the loop keeps busy, and exact up to 2^53 nodes a
+    // thread. 2 to 5% less kernel time (H100, median of 5: empty 19x19 plain 0.791 -> 0.773 s,
+    // empty 20x20 with symmetry 1.339 -> 1.317 s, density_19_10 0.162 -> 0.158 s).
+    double nodes = 0.0;
     unsigned long long sub = 0, weight = 0;     // current prefix's count and weight
     const uint4* rows = rows_all;
     int row = depth;
@@ -151,7 +156,7 @@ __device__ __forceinline__ void count_all(
         // Lowest set bit: two's complement leaves only it in common with avail.
         const unsigned int bit = avail & (0u - avail);
         avail ^= bit;
-        ++nodes;
+        nodes += 1.0;
         const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
         // The next two rows' cells after this queen: at row n-3 they are the last two
         // rows, counted in closed form; above it, the next row's cells and a look-ahead.
@@ -200,10 +205,10 @@ __device__ __forceinline__ void count_all(
 
     // Reduction: warp shuffles, then one atomic per warp into the totals.
     solutions = warp_sum(solutions);
-    nodes = warp_sum(nodes);
+    const unsigned long long warp_nodes = warp_sum((unsigned long long)nodes);
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&totals[0], solutions);
-        atomicAdd(&totals[1], nodes);
+        atomicAdd(&totals[1], warp_nodes);
     }
 }
 
