@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Device code of GPU kernel files, without a GPU: compiles each file with NVRTC as nqueen
+does (same options, sm_90 for the H100 unless --arch says otherwise) and prints, per entry
+point, how many instructions its hot loop holds, over all paths, and how many of them are
+moves. The main loop is issue-bound on the H100 (ncu: 82% of issue slots busy, empty
+19x19 plain), so fewer instructions there has meant less kernel time; timing on a GPU
+(scripts/kernel-ab.sh) still decides.
+
+    scripts/kernel-sass.py kernels/count.cu variant.cu          # loop sizes side by side
+    scripts/kernel-sass.py --sass out.sass kernels/count.cu     # and the full listing
+
+NVRTC 13.0, cuobjdump and nvdisasm come from NVIDIA's wheels on PyPI, fetched once with
+pip into target/cuda-tools (about 100 MB); CUDA_TOOLS=DIR uses a directory that already
+holds lib/libnvrtc.so.13 and bin/cuobjdump and bin/nvdisasm.
+"""
+import argparse
+import ctypes
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+WHEELS = ["nvidia-cuda-nvrtc==13.0.*", "nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def tools():
+    """The directory with lib/libnvrtc.so.13 and bin/{cuobjdump,nvdisasm}, fetched if need be."""
+    given = os.environ.get("CUDA_TOOLS")
+    if given:
+        return given
+    home = os.path.join(ROOT, "target", "cuda-tools")
+    found = glob.glob(os.path.join(home, "nvidia", "cu*", "lib", "libnvrtc.so.13"))
+    if not found:
+        wheels = os.path.join(home, "wheels")
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", wheels] + WHEELS, check=True)
+        for wheel in glob.glob(os.path.join(wheels, "*.whl")):
+            with zipfile.ZipFile(wheel) as z:
+                for member in z.namelist():
+                    if member.startswith("nvidia/"):
+                        z.extract(member, home)
+                        os.chmod(os.path.join(home, member), 0o755)
+        shutil.rmtree(wheels)
+        found = glob.glob(os.path.join(home, "nvidia", "cu*", "lib", "libnvrtc.so.13"))
+        if not found:
+            sys.exit("kernel-sass: the wheels hold no libnvrtc.so.13")
+    return os.path.dirname(os.path.dirname(found[0]))
+
+
+def cubin(nvrtc, source, arch):
+    """Compiles `source` with the options of load_kernels in src/gpu.rs."""
+    prog = ctypes.c_void_p()
+    if nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source, b"count.cu", 0, None, None) != 0:
+        sys.exit("kernel-sass: nvrtcCreateProgram failed")
+    options = [f"--gpu-architecture={arch}".encode(), b"--std=c++14"]
+    result = nvrtc.nvrtcCompileProgram(prog, len(options), (ctypes.c_char_p * len(options))(*options))
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    if result != 0:
+        sys.exit(log.value.decode(errors="replace"))
+    nvrtc.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+    code = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetCUBIN(prog, code)
+    return code.raw
+
+
+def hot_loop(instructions):
+    """The outermost loop (the backward branch that spans the most) without the branch it
+    opens with, which in nqueen's kernels takes a new prefix: from the head to that
+    branch, then from its reconvergence to the back branch."""
+    back = [(at, int(op.split()[-1], 16)) for at, op in instructions if re.fullmatch(r"BRA 0x[0-9a-f]+", op) and int(op.split()[-1], 16) < at]
+    if not back:
+        return instructions
+    end, head = max(back, key=lambda b: b[0] - b[1])
+    loop = [(at, op) for at, op in instructions if head <= at <= end]
+    opening = next((op for _, op in loop if op.startswith("BSSY")), None)
+    if opening is None:
+        return loop
+    join = int(opening.split()[-1], 16)
+    first = next(at for at, op in loop if op.startswith("BSSY"))
+    return [(at, op) for at, op in loop if at <= first or at >= join]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("kernels", nargs="+", help="kernel source files")
+    parser.add_argument("--arch", default="sm_90", help="GPU architecture (default sm_90, the H100)")
+    parser.add_argument("--sass", help="also write the last file's listing here")
+    args = parser.parse_args()
+    home = tools()
+    # libnvrtc opens its builtins library by name; loaded first, it is found already open.
+    for builtins in glob.glob(os.path.join(home, "lib", "libnvrtc-builtins.so.*")):
+        ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
+    nvrtc = ctypes.CDLL(os.path.join(home, "lib", "libnvrtc.so.13"))
+    env = dict(os.environ, PATH=os.path.join(home, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    print("| kernel file | entry point | loop instructions | moves |")
+    print("|---|---|---|---|")
+    for path in args.kernels:
+        with open(path, "rb") as f:
+            code = cubin(nvrtc, f.read(), args.arch)
+        target = os.path.join(home, "last.cubin")
+        with open(target, "wb") as f:
+            f.write(code)
+        listing = subprocess.run([os.path.join(home, "bin", "cuobjdump"), "-sass", target], capture_output=True, text=True, env=env, check=True).stdout
+        if args.sass:
+            with open(args.sass, "w") as f:
+                f.write(listing)
+        for function in re.split(r"\n\s*Function : ", listing)[1:]:
+            name = function.split()[0]
+            instructions = [(int(m.group(1), 16), m.group(2).strip()) for m in re.finditer(r"/\*([0-9a-f]{4})\*/\s+(.*?) ;", function)]
+            loop = hot_loop(instructions)
+            moves = sum(1 for _, op in loop if "MOV" in op.split()[0] or (op.startswith("@") and "MOV" in op.split()[1]))
+            print(f"| {path} | {name} | {len(loop)} | {moves} |")
+
+
+if __name__ == "__main__":
+    main()
