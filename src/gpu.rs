@@ -318,10 +318,10 @@ impl Device {
 
 /// Every board's rows as the kernel reads them, one 16-byte window a row: row r's free
 /// cells and due columns, then rows r+1 and r+2's free cells (none past the last row).
-/// A queen placed in row r-1 needs all four, and one 16-byte load brings them instead of
-/// three (H100 kernel time, median of 5: 1 to 2% lower on every benchmark board, e.g.
-/// empty 20x20 with symmetry 1.372 -> 1.347 s).
-fn row_windows(plan: &Plan) -> Vec<u32> {
+pub fn row_windows(plan: &Plan) -> Vec<u32> {
+    // A queen placed in row r-1 needs all four, and one 16-byte load brings them instead
+    // of three (H100 kernel time, median of 5: 1 to 2% lower on every benchmark board,
+    // e.g. empty 20x20 with symmetry 1.372 -> 1.347 s).
     let mut windows = Vec::with_capacity(plan.boards.len() * plan.n * 4);
     for (free, due) in plan.boards.iter().zip(&plan.due) {
         let below = |r: usize| free.get(r).copied().unwrap_or(0);

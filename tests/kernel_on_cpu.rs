@@ -37,12 +37,10 @@ fn host() -> Option<&'static Path> {
 /// `prefixes` at `depth`: (weighted solutions, nodes).
 fn run_kernel(host: &Path, plan: &Plan, depth: usize, prefixes: &[Prefix]) -> (u64, u64) {
     let mut input = format!("{} {} {}\n", plan.n, depth, plan.boards.len());
-    for (rows, due) in plan.boards.iter().zip(&plan.due) {
-        for (free, due) in rows.iter().zip(due) {
-            input += &format!("{free} {due} ");
-        }
-        input += "\n";
+    for window in nqueen::gpu::row_windows(plan) {
+        input += &format!("{window} ");
     }
+    input += "\n";
     for w in &plan.weights {
         input += &format!("{w} ");
     }

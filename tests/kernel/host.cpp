@@ -1,6 +1,7 @@
 // Runs kernels/count.cu on the CPU, one emulated thread at a time, so that the kernel's
 // search can be checked where there is no GPU (tests/kernel_on_cpu.rs builds and drives it).
-// Reads from stdin: n depth boards, each board's n (free, due) row pairs, the weights, the
+// Reads from stdin: n depth boards, each board's n row windows as the kernel reads them
+// (free, due, the next two rows' free: see row_windows in src/gpu.rs), the weights, the
 // entry point (0 count_prefixes, 1 count_prefixes_due), the prefix count, then each
 // prefix as board cols ld rd. Prints the weighted solutions and the nodes.
 #include <cstdio>
@@ -13,7 +14,6 @@
 #define __shared__
 #define __launch_bounds__(threads)
 
-struct uint2 { unsigned int x, y; };
 struct uint4 { unsigned int x, y, z, w; };
 static uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { return {x, y, z, w}; }
 static unsigned int __popc(unsigned int v) { return __builtin_popcount(v); }
@@ -40,17 +40,8 @@ static void stack_store(unsigned int a, uint4 s) { stack[a / sizeof(uint4)] = s;
 int main() {
     int n, depth, boards;
     if (std::scanf("%d %d %d", &n, &depth, &boards) != 3) return 2;
-    std::vector<uint2> rows(static_cast<size_t>(boards) * n);
-    for (auto& r : rows) if (std::scanf("%u %u", &r.x, &r.y) != 2) return 2;
-    // As row_windows in src/gpu.rs: a row's free cells and due columns, then the next two
-    // rows' free cells.
-    std::vector<uint4> windows(rows.size());
-    for (size_t b = 0; b < static_cast<size_t>(boards); ++b) {
-        for (int r = 0; r < n; ++r) {
-            auto free = [&](int k) { return k < n ? rows[b * n + k].x : 0u; };
-            windows[b * n + r] = {free(r), rows[b * n + r].y, free(r + 1), free(r + 2)};
-        }
-    }
+    std::vector<uint4> windows(static_cast<size_t>(boards) * n);
+    for (auto& w : windows) if (std::scanf("%u %u %u %u", &w.x, &w.y, &w.z, &w.w) != 4) return 2;
     std::vector<unsigned long long> weights(boards);
     for (auto& w : weights) if (std::scanf("%llu", &w) != 1) return 2;
     unsigned int due, count;
