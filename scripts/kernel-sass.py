@@ -10,8 +10,8 @@ moves. The main loop is issue-bound on the H100 (ncu: 82% of issue slots busy, e
     scripts/kernel-sass.py --sass out.sass kernels/count.cu     # and the full listing
 
 NVRTC 13.0, cuobjdump and nvdisasm come from NVIDIA's wheels on PyPI, fetched once with
-pip into target/cuda-tools (about 100 MB); CUDA_TOOLS=DIR uses a directory that already
-holds lib/libnvrtc.so.13 and bin/cuobjdump and bin/nvdisasm.
+pip into target/cuda-tools (about 220 MB unpacked); CUDA_TOOLS=DIR uses a CUDA 13 toolkit
+instead (libnvrtc.so.13 in DIR/lib64 or DIR/lib, cuobjdump and nvdisasm in DIR/bin).
 """
 import argparse
 import ctypes
@@ -36,7 +36,9 @@ def tools():
     found = glob.glob(os.path.join(home, "nvidia", "cu*", "lib", "libnvrtc.so.13"))
     if not found:
         wheels = os.path.join(home, "wheels")
-        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", wheels] + WHEELS, check=True)
+        fetch = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", wheels] + WHEELS
+        if subprocess.run(fetch).returncode != 0:
+            sys.exit("kernel-sass: could not fetch NVRTC from PyPI (" + " ".join(fetch[1:]) + "); set CUDA_TOOLS to a CUDA 13 toolkit instead")
         for wheel in glob.glob(os.path.join(wheels, "*.whl")):
             with zipfile.ZipFile(wheel) as z:
                 for member in z.namelist():
@@ -94,9 +96,12 @@ def main():
     args = parser.parse_args()
     home = tools()
     # libnvrtc opens its builtins library by name; loaded first, it is found already open.
-    for builtins in glob.glob(os.path.join(home, "lib", "libnvrtc-builtins.so.*")):
+    lib = next((d for d in (os.path.join(home, "lib64"), os.path.join(home, "lib")) if os.path.exists(os.path.join(d, "libnvrtc.so.13"))), None)
+    if lib is None:
+        sys.exit(f"kernel-sass: no libnvrtc.so.13 in {home}/lib64 or {home}/lib")
+    for builtins in glob.glob(os.path.join(lib, "libnvrtc-builtins.so.*")):
         ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
-    nvrtc = ctypes.CDLL(os.path.join(home, "lib", "libnvrtc.so.13"))
+    nvrtc = ctypes.CDLL(os.path.join(lib, "libnvrtc.so.13"))
     env = dict(os.environ, PATH=os.path.join(home, "bin") + os.pathsep + os.environ.get("PATH", ""))
     print("| kernel file | entry point | loop instructions | moves |")
     print("|---|---|---|---|")
