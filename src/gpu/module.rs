@@ -1,0 +1,123 @@
+//! The kernel module: `kernels/count.cu`, compiled for each device by NVRTC straight to
+//! device code, and kept on disk so that later runs skip NVRTC.
+
+use std::ffi::{c_char, CString};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaFunction};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
+
+use super::{driver_err, GpuError};
+
+/// The kernel's CUDA C source, compiled at run time.
+pub const KERNEL_SOURCE: &str = include_str!("../../kernels/count.cu");
+/// The kernel's entry points: without and with the due-column check.
+pub(super) const KERNEL_NAMES: [&str; 2] = ["count_prefixes", "count_prefixes_due"];
+
+/// Loads the kernel's entry points for `ctx`'s device, compiling it with NVRTC unless a cached CUBIN for
+/// this source, these options and this compute capability is on disk. For kernel work,
+/// `NQUEEN_KERNEL_SOURCE=FILE` compiles FILE instead of the built-in source.
+pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<[CudaFunction; 2], GpuError> {
+    let entry_points = |module: Arc<cudarc::driver::CudaModule>| -> Result<[CudaFunction; 2], GpuError> {
+        Ok([module.load_function(KERNEL_NAMES[0]).map_err(driver_err)?, module.load_function(KERNEL_NAMES[1]).map_err(driver_err)?])
+    };
+    let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
+    let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
+    let source = match std::env::var_os("NQUEEN_KERNEL_SOURCE") {
+        Some(path) => std::fs::read_to_string(&path)
+            .map_err(|e| GpuError::Compile(format!("NQUEEN_KERNEL_SOURCE={}: {e}", path.to_string_lossy())))?,
+        None => KERNEL_SOURCE.to_string(),
+    };
+    let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
+    let cached = cache_dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
+    if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
+            return entry_points(module);
+        }
+    }
+    // SAFETY: this only tries to load the library; cudarc would panic without it.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(GpuError::NoNvrtc);
+    }
+    let cubin = compile_cubin(&source, &options)?;
+    if let Some(path) = cached {
+        store(&path, &cubin);
+    }
+    entry_points(ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?)
+}
+
+/// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
+fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> {
+    let src = CString::new(source).map_err(|e| GpuError::Compile(e.to_string()))?;
+    let prog = nvrtc::create_program(&src, Some(c"count.cu")).map_err(|e| GpuError::Compile(e.to_string()))?;
+    // SAFETY: `prog` was just created and is destroyed once, below; buffers are sized by NVRTC.
+    let out = unsafe {
+        match nvrtc::compile_program(prog, options) {
+            Err(e) => {
+                let log = nvrtc::get_program_log(prog).unwrap_or_default();
+                let log: Vec<u8> = log.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+                Err(GpuError::Compile(format!("{e}: {}", String::from_utf8_lossy(&log))))
+            }
+            Ok(()) => {
+                let mut size = 0usize;
+                nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .and_then(|_| {
+                        let mut buf = vec![0u8; size];
+                        nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char).result().map(|_| buf)
+                    })
+                    .map_err(|e| GpuError::Compile(e.to_string()))
+            }
+        }
+    };
+    // SAFETY: `prog` is live and not used again.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    out
+}
+
+/// Where compiled kernels are kept: `$NQUEEN_CACHE_DIR`, else `$XDG_CACHE_HOME/nqueen`,
+/// else `~/.cache/nqueen`.
+fn cache_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("NQUEEN_CACHE_DIR")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("nqueen")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
+}
+
+/// Writes `bytes` to `path` through a temporary file, so that a reader never sees half a
+/// file. A cache that cannot be written only costs the next run a compile.
+fn store(path: &std::path::Path, bytes: &[u8]) {
+    let Some(dir) = path.parent() else { return };
+    // Devices are opened in parallel threads, so the process id alone is not unique.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nth = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp{}-{nth}", std::process::id()));
+    let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&tmp, bytes)).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// 64-bit FNV-1a over several byte strings: a stable cache key across builds.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        h = (h ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_keys_differ_when_the_options_do() {
+        assert_ne!(fnv1a(&[b"src", b"sm_90"]), fnv1a(&[b"src", b"sm_80"]));
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+    }
+}
