@@ -3,7 +3,9 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The work was stopped by [`Control::cancel`] (a signal) before it finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,5 +73,46 @@ impl Control {
     pub fn progress(&self) -> (u64, u64, &'static str) {
         let stage = self.stage.lock().map(|s| *s).unwrap_or("");
         (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed), stage)
+    }
+}
+
+/// Runs `work` with a control of its own that is cancelled once `limit` has passed, for
+/// work that is only worth doing for so long; returns as soon as `work` does.
+pub fn with_time_limit<T>(limit: Duration, work: impl FnOnce(&Control) -> T) -> T {
+    let ctl = Control::default();
+    let (finished, wait) = channel::<()>();
+    std::thread::scope(|scope| {
+        let ctl = &ctl;
+        scope.spawn(move || {
+            // The sender is dropped when `work` returns, which ends the wait at once.
+            if wait.recv_timeout(limit) == Err(RecvTimeoutError::Timeout) {
+                ctl.cancel();
+            }
+        });
+        let result = work(ctl);
+        drop(finished);
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_limit_cancels_work_still_running() {
+        let cancelled = with_time_limit(Duration::from_millis(10), |ctl| {
+            (0..1000).any(|_| {
+                std::thread::sleep(Duration::from_millis(10));
+                ctl.check().is_err()
+            })
+        });
+        assert!(cancelled);
+    }
+
+    #[test]
+    fn work_done_in_time_returns_without_waiting_for_the_limit() {
+        // With a wait for the limit, this test would take a day.
+        assert_eq!(with_time_limit(Duration::from_secs(86_400), |ctl| ctl.check().map(|_| 42)), Ok(42));
     }
 }
