@@ -5,8 +5,8 @@
 #      with and without symmetry;
 #   3. compute-sanitizer memcheck and racecheck over the GPU backend on small fixtures;
 #   4. timings (process wall clock, compiled module cached, median of 3) of the benchmark
-#      boards on the GPU, and (one run each) of the stress file on the CPU and the
-#      OpenMP baseline, whose outputs must agree with the GPU's;
+#      boards on the GPU and with the default backend, and (one run each) of the stress
+#      file on the CPU and the OpenMP baseline, whose outputs must agree with the GPU's;
 #   5. the default backend (auto) against --backend cpu and --backend gpu on boards near
 #      its line (median of 5), with the backend it picked for each case.
 # Fails (exit 1) on any difference. Results and logs go to $OUT (default target/gpu-check);
@@ -96,13 +96,16 @@ if [ "${SKIP_TIMING:-0}" != 1 ]; then
     table="$OUT/table.md"
     new_table "$table" "input | mode | median wall s | kernel s | nodes/s | stats"
     for f in ${TIMING_INPUTS:-fixtures/bench/empty_17.in fixtures/bench/empty_18.in fixtures/bench/empty_19.in fixtures/bench/empty_20.in fixtures/bench/stress.in fixtures/bench/density_19_10.in fixtures/bench/mirror_17.in fixtures/bench/bottom_17.in}; do
-        for mode in "" "--no-symmetry"; do
-            secs=$(timed "$BIN" --backend gpu $mode "$f")
-            "$BIN" --backend gpu --stats $mode "$f" > /dev/null 2> "$work/stats"
+        # The default backend too, so that a slow decision in auto shows.
+        for mode in "gpu" "gpu --no-symmetry" "auto"; do
+            # shellcheck disable=SC2086 # mode holds a backend and maybe an option
+            secs=$(timed "$BIN" --backend $mode "$f")
+            # shellcheck disable=SC2086
+            "$BIN" --backend $mode --stats "$f" > /dev/null 2> "$work/stats"
             kernel=$(grep -o 'kernel=[0-9.]*' "$work/stats" | cut -d= -f2 | python3 -c 'import sys; print(f"{sum(float(x) for x in sys.stdin):.3f}")')
             rate=$(grep -o 'nodes/s=[0-9.e+]*' "$work/stats" | head -1 | cut -d= -f2)
-            echo "| $(basename "$f") | gpu ${mode:-default} | $secs | ${kernel:-} | ${rate:-} | $(head -1 "$work/stats" | cut -c1-160 | tr '|' '/') |" >> "$table"
-            log "timed $f gpu $mode: $secs s"
+            echo "| $(basename "$f") | $mode | $secs | ${kernel:-} | ${rate:-} | $(head -1 "$work/stats" | cut -c1-160 | tr '|' '/') |" >> "$table"
+            log "timed $f $mode: $secs s"
         done
     done
     cc -O2 -fopenmp benches/baseline/nqueen_omp.c -o "$work/omp"
