@@ -77,13 +77,14 @@ impl Control {
 }
 
 /// Runs `work` with a control of its own that is cancelled once `limit` has passed, for
-/// work that is only worth doing for so long; returns as soon as `work` does.
+/// work that is only worth doing for so long; returns as soon as `work` does. If the system
+/// refuses the thread that keeps the time, `work` runs to its end.
 pub fn with_time_limit<T>(limit: Duration, work: impl FnOnce(&Control) -> T) -> T {
     let ctl = Control::default();
     let (finished, wait) = channel::<()>();
     std::thread::scope(|scope| {
         let ctl = &ctl;
-        scope.spawn(move || {
+        let _timer = std::thread::Builder::new().spawn_scoped(scope, move || {
             // The sender is dropped when `work` returns, which ends the wait at once.
             if wait.recv_timeout(limit) == Err(RecvTimeoutError::Timeout) {
                 ctl.cancel();
