@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 
 WHEELS = ["nvidia-cuda-nvrtc==13.0.*", "nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"]
@@ -28,7 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def tools():
-    """The directory with lib/libnvrtc.so.13 and bin/{cuobjdump,nvdisasm}, fetched if need be."""
+    """The directory with lib/ (or lib64/) libnvrtc.so.13 and bin/{cuobjdump,nvdisasm},
+    fetched if need be."""
     given = os.environ.get("CUDA_TOOLS")
     if given:
         return given
@@ -53,7 +55,7 @@ def tools():
 
 
 def cubin(nvrtc, source, arch):
-    """Compiles `source` with the options of load_kernels in src/gpu.rs."""
+    """Compiles `source` with the options of load_kernels in src/gpu/module.rs."""
     prog = ctypes.c_void_p()
     if nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source, b"count.cu", 0, None, None) != 0:
         sys.exit("kernel-sass: nvrtcCreateProgram failed")
@@ -80,11 +82,10 @@ def hot_loop(instructions):
         return instructions
     end, head = max(back, key=lambda b: b[0] - b[1])
     loop = [(at, op) for at, op in instructions if head <= at <= end]
-    opening = next((op for _, op in loop if op.startswith("BSSY")), None)
+    opening = next(((at, op) for at, op in loop if op.startswith("BSSY")), None)
     if opening is None:
         return loop
-    join = int(opening.split()[-1], 16)
-    first = next(at for at, op in loop if op.startswith("BSSY"))
+    first, join = opening[0], int(opening[1].split()[-1], 16)
     return [(at, op) for at, op in loop if at <= first or at >= join]
 
 
@@ -108,10 +109,11 @@ def main():
     for path in args.kernels:
         with open(path, "rb") as f:
             code = cubin(nvrtc, f.read(), args.arch)
-        target = os.path.join(home, "last.cubin")
-        with open(target, "wb") as f:
+        # A file of our own: CUDA_TOOLS may be a toolkit we cannot write into.
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
             f.write(code)
-        listing = subprocess.run([os.path.join(home, "bin", "cuobjdump"), "-sass", target], capture_output=True, text=True, env=env, check=True).stdout
+            f.flush()
+            listing = subprocess.run([os.path.join(home, "bin", "cuobjdump"), "-sass", f.name], capture_output=True, text=True, env=env, check=True).stdout
         if args.sass:
             with open(args.sass, "w") as f:
                 f.write(listing)
