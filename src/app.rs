@@ -51,10 +51,10 @@ pub struct Config {
     pub progress: bool,
 }
 
-/// Runs the whole job, writing answers to `out` and diagnostics to stderr; returns the
-/// exit status. An interrupted run returns 128 plus the signal's number.
-pub fn run(config: &Config, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
-    let mut solver = Solver::new(config.solve.clone());
+/// Runs the whole job with `solver` (made from `config.solve`), writing answers to `out`
+/// and diagnostics to stderr; returns the exit status. An interrupted run returns 128 plus
+/// the signal's number.
+pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
     let mut status = EXIT_OK;
     for input in &config.inputs {
         let reader: Box<dyn BufRead> = match input {
@@ -68,7 +68,7 @@ pub fn run(config: &Config, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
                 }
             },
         };
-        match answer_all(reader, &input.name(), config, &mut solver, ctl, out) {
+        match answer_all(reader, &input.name(), config, solver, ctl, out) {
             Ok(true) => {}
             Ok(false) => status = EXIT_BAD_INPUT,
             Err(Stop::Status(code)) => return code,

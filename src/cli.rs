@@ -107,6 +107,8 @@ impl Cli {
                 no_symmetry: self.no_symmetry,
                 devices: self.devices.clone(),
                 gpu_prefixes: self.gpu_prefixes.map(|n| n as usize),
+                // main exits without dropping the solver.
+                quick_exit: true,
             },
             stats: self.stats,
             progress: stderr_is_terminal && !self.quiet,

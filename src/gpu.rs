@@ -20,6 +20,8 @@ use crate::plan::Plan;
 use crate::prefix::{self, Deeper, Prefix, Prefixes};
 
 mod module;
+#[cfg(target_os = "linux")]
+pub mod teardown;
 pub use module::KERNEL_SOURCE;
 
 /// The most prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with
@@ -143,6 +145,11 @@ struct Device {
 /// The opened GPUs, ready to count.
 pub struct Gpu {
     devices: Vec<Device>,
+    /// The child holding the driver's files, if [`Gpu::hand_over_teardown`] started one.
+    /// Declared after `devices`, so that a dropped `Gpu` destroys its contexts first and
+    /// the child then exits with nothing left to tear down.
+    #[cfg(target_os = "linux")]
+    holder: Option<teardown::Holder>,
 }
 
 /// A finished GPU count.
@@ -187,7 +194,25 @@ impl Gpu {
                 .collect()
         });
         let devices = opened.into_iter().collect::<Result<Vec<_>, _>>()?;
-        Ok(Gpu { devices })
+        Ok(Gpu {
+            devices,
+            #[cfg(target_os = "linux")]
+            holder: None,
+        })
+    }
+
+    /// Hands the driver's teardown at this process's exit to a child process (see
+    /// src/gpu/teardown.rs), so that the process ends as soon as its work is done; for a
+    /// process that will exit without dropping this `Gpu`. Does nothing where that cannot
+    /// be done (no /proc, no fork): the exit is then as slow as before, no worse.
+    pub fn hand_over_teardown(&mut self) {
+        #[cfg(target_os = "linux")]
+        if self.holder.is_none() {
+            let fds = teardown::driver_files().unwrap_or_default();
+            if !fds.is_empty() {
+                self.holder = teardown::Holder::start(&fds).ok();
+            }
+        }
     }
 
     /// The first `used` devices, for `--stats`: e.g. "0: NVIDIA H100 80GB HBM3".

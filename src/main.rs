@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use nqueen::app::{self, EXIT_USAGE};
 use nqueen::control::Control;
+use nqueen::solve::Solver;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 /// How long the work has to stop by itself after a signal before the process exits anyway
@@ -28,7 +29,11 @@ fn main() {
         eprintln!("nqueen: warning: cannot catch Ctrl-C ({e}); it will stop the program at once");
     }
     let config = cli.config(std::io::stderr().is_terminal());
-    let status = app::run(&config, &ctl, &mut std::io::stdout().lock());
+    let mut solver = Solver::new(config.solve.clone());
+    let status = app::run(&config, &mut solver, &ctl, &mut std::io::stdout().lock());
+    // Not dropped: a GPU's contexts are left to the driver's teardown at exit, which the
+    // solver has handed to a child process (`quick_exit`), so the process ends at once.
+    std::mem::forget(solver);
     std::process::exit(status);
 }
 

@@ -37,6 +37,9 @@ pub struct Options {
     pub devices: Option<Vec<usize>>,
     /// Prefixes to aim for on the GPU; [`gpu::prefix_target`] of the estimated tree when `None`.
     pub gpu_prefixes: Option<usize>,
+    /// Hand the GPU driver's teardown to a child process once the GPU is open (see
+    /// [`Gpu::hand_over_teardown`]): for a process that exits without dropping its solver.
+    pub quick_exit: bool,
 }
 
 /// Estimated CPU seconds above which `auto` moves a board to an open GPU: below it, the
@@ -222,7 +225,7 @@ impl Solver {
         if let GpuSlot::Opening(..) | GpuSlot::None = self.gpu {
             let opened = match std::mem::replace(&mut self.gpu, GpuSlot::None) {
                 GpuSlot::Opening(handle, _) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
-                _ => Gpu::open(self.options.devices.as_deref()),
+                _ => open_gpu(&self.options),
             };
             self.gpu = match opened {
                 Ok(g) => GpuSlot::Ready(g),
@@ -374,8 +377,17 @@ impl Solver {
 
 /// The GPU, opening on a thread of its own.
 fn open_in_background(options: &Options) -> GpuSlot {
-    let devices = options.devices.clone();
-    GpuSlot::Opening(std::thread::spawn(move || Gpu::open(devices.as_deref())), Instant::now())
+    let options = options.clone();
+    GpuSlot::Opening(std::thread::spawn(move || open_gpu(&options)), Instant::now())
+}
+
+/// Opens the GPU that `options` ask for.
+fn open_gpu(options: &Options) -> Result<Gpu, GpuError> {
+    let mut gpu = Gpu::open(options.devices.as_deref())?;
+    if options.quick_exit {
+        gpu.hand_over_teardown();
+    }
+    Ok(gpu)
 }
 
 /// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
