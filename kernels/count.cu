@@ -24,9 +24,15 @@ struct Prefix {
 };
 
 // Solutions of the last two rows: `a` is row n-2's free cells, `base` row n-1's before row
-// n-2's queen. A queen at bit b of row n-2 takes exactly b, b<<1 and b>>1 from row n-1.
+// n-2's queen. A queen at bit b of row n-2 takes exactly b, b<<1 and b>>1 from row n-1, so
+// the count is |a|*|base| less, for each cell of base, how many of a, a<<1 and a>>1 hold
+// it. That number is written in two bit planes (their XOR, and their majority for the 2s),
+// so two popcounts count what took three: 2 to 4% less kernel time plain (H100, median of
+// 7: empty 19x19 0.775 -> 0.757 s, 20x20 6.124 -> 5.969 s, density_19_10 0.160 -> 0.153 s;
+// stress 0.290 -> 0.285 s; empty 20x20 with symmetry 1.308 -> 1.323 s).
 __device__ __forceinline__ unsigned int last_two_rows(unsigned int a, unsigned int base) {
-    return __popc(a) * __popc(base) - __popc(base & a) - __popc(base & (a << 1)) - __popc(base & (a >> 1));
+    const unsigned int s = a << 1, t = a >> 1;
+    return __popc(a) * __popc(base) - __popc(base & (a ^ s ^ t)) - 2 * __popc(base & ((a & s) | (a & t) | (s & t)));
 }
 
 // A row's cells `avail` narrowed to the one due column still empty, none if two or more
