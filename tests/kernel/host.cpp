@@ -34,6 +34,7 @@ static int in_register(int v) { return v; }
 static unsigned int stack_address(const uint4* p) { return static_cast<unsigned int>((p - stack) * sizeof(uint4)); }
 static uint4 stack_load(unsigned int a) { return stack[a / sizeof(uint4)]; }
 static void stack_store(unsigned int a, uint4 s) { stack[a / sizeof(uint4)] = s; }
+static uint4 row_load(const uint4* p) { return *p; }
 
 #include "../../kernels/count.cu"
 
