@@ -17,6 +17,8 @@ use signal_hook::consts::{SIGINT, SIGTERM};
 const SIGNAL_GRACE: Duration = Duration::from_secs(2);
 
 fn main() {
+    // Before any thread starts: it sets an environment variable.
+    nqueen::gpu::ask_for_few_queues();
     let cli = cli::Cli::parse();
     if let Some(threads) = cli.threads() {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global() {
