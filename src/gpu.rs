@@ -137,9 +137,10 @@ const STREAMS_PER_DEVICE: usize = 2;
 const CONNECTIONS_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 
 /// Asks the CUDA driver for one hardware queue per stream nqueen uses, unless the user
-/// chose a number: each costs start-up time. H100, `--backend gpu` on empty 16x16 (a run
-/// that is nearly all start-up), median of 7: 0.298 s with the default 8, 0.195 s with 2,
-/// 0.68 s with 32.
+/// chose a number: the default 8 made each context start about 0.15 s later. H100,
+/// `--backend gpu` on empty 16x16 (a run that is nearly all start-up), median of 5: 0.319 s
+/// with 8, 0.324 s with 4, 0.152 s with 2, 0.138 s with 1 (with which the two streams
+/// would wait on each other); in another run, 0.68 s with 32.
 ///
 /// It sets an environment variable, which is safe only while no other thread may read the
 /// environment: call it first thing in `main`.

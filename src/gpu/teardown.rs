@@ -2,16 +2,18 @@
 //!
 //! When a process that used CUDA exits, the driver tears down its contexts and mappings
 //! before the process is gone, after the answers are out: on the H100 host that made every
-//! GPU run 0.1 to 0.16 s longer. A child forked once the GPU is open holds copies of the
-//! driver's file descriptors, so the parent's exit only drops its references and the
-//! teardown happens when the child exits, which it does as soon as the parent has gone (it
-//! waits for end of file on a pipe whose writing end only the parent holds). For that, the
-//! parent must exit without destroying the contexts itself: `main` never drops the solver.
+//! GPU run 0.13 to 0.24 s longer (BENCHMARKS.md, ninth session). A child forked once the
+//! GPU is open holds copies of the driver's file descriptors, so the parent's exit only
+//! drops its references and the teardown happens when the child exits, which it does as
+//! soon as the parent has gone (it waits for end of file on a pipe whose writing end only
+//! the parent holds). For that, the parent must exit without destroying the contexts
+//! itself: `main` never drops the solver.
 //!
-//! The child inherits the parent's memory copy-on-write and runs only async-signal-safe
-//! calls (`signal`, `close_range` or `close`, `read`, `_exit`), as a child forked from a
-//! process with several threads must. It keeps no other file open, so a reader of
-//! nqueen's output sees its end when nqueen exits, not when the child does.
+//! The child inherits the parent's memory copy-on-write (pages the parent writes later are
+//! copied once; the times above include that) and runs only async-signal-safe calls
+//! (`signal`, `close_range` or `close`, `read`, `_exit`), as a child forked from a process
+//! with several threads must. It keeps no other file open, so a reader of nqueen's output
+//! sees its end when nqueen exits, not when the child does.
 
 use std::fs;
 use std::io::{self, PipeWriter};
@@ -21,9 +23,9 @@ use std::os::fd::{AsRawFd, RawFd};
 /// exits.
 #[derive(Debug)]
 pub struct Holder {
-    /// The pipe the child waits on: it ends, and the child with it, when this process
-    /// exits.
-    _exit: PipeWriter,
+    /// Our end of the pipe the child waits on, never written: it closes, and the child
+    /// exits, when this process does.
+    _pipe_end: PipeWriter,
     pid: libc::pid_t,
 }
 
@@ -31,7 +33,7 @@ impl Holder {
     /// Forks a child that keeps `fds` (descriptors of this process) open and closes every
     /// other one.
     pub fn start(fds: &[RawFd]) -> io::Result<Holder> {
-        let (wait_on, exit) = io::pipe()?;
+        let (wait_on, pipe_end) = io::pipe()?;
         let mut keep: Vec<RawFd> = fds.iter().copied().chain([wait_on.as_raw_fd()]).collect();
         keep.sort_unstable();
         keep.dedup();
@@ -45,7 +47,7 @@ impl Holder {
                 hold(&keep, wait_on.as_raw_fd(), open_max);
                 libc::_exit(0)
             },
-            _ => Ok(Holder { _exit: exit, pid }),
+            _ => Ok(Holder { _pipe_end: pipe_end, pid }),
         }
     }
 }
