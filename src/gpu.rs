@@ -22,7 +22,7 @@ use crate::prefix::{self, Deeper, Prefix, Prefixes};
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
-pub use module::KERNEL_SOURCE;
+pub use module::{EntryPoint, KERNEL_SOURCE};
 
 /// The most prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with
 /// symmetry), kernel time at 2M: 1.30 s, 8M: 0.78 s, 32M: 0.90 s: short subtrees balance
@@ -155,8 +155,8 @@ struct Device {
     ordinal: usize,
     name: String,
     streams: Vec<Arc<CudaStream>>,
-    /// The entry points named in [`module::KERNEL_NAMES`], in that order.
-    kernels: [CudaFunction; 2],
+    /// The kernel's entry points, indexed by [`EntryPoint::number`].
+    kernels: Vec<CudaFunction>,
     multiprocessors: u32,
 }
 
@@ -318,7 +318,7 @@ impl Device {
         let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
         let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
         let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
-        let kernel = &self.kernels[usize::from(plan.any_due(depth))];
+        let kernel = &self.kernels[EntryPoint::for_plan(plan, depth).number()];
         let (block, shared) = block_shape(plan.n, depth);
         let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
         let grid = self.multiprocessors * per_sm.max(1);

@@ -71,6 +71,12 @@ impl Plan {
         self.due.iter().any(|d| due_matters(d, from))
     }
 
+    /// Whether every board has the same free cells in each row from `from` on (each board
+    /// its own), as on an empty board or one whose obstacles all lie above row `from`.
+    pub fn uniform_from(&self, from: usize) -> bool {
+        self.boards.iter().all(|rows| rows.get(from..).is_none_or(|below| below.iter().all(|&r| r == below[0])))
+    }
+
     /// The board as it is, with weight 1: no orientation, no symmetry.
     pub fn plain(board: &Board) -> Plan {
         Plan::new(board.n(), vec![board.rows().to_vec()], vec![1], Sym::Identity, vec![Sym::Identity])

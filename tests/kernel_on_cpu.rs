@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use common::{oracle, random_board, Rng, A000170};
 use nqueen::board::Board;
+use nqueen::gpu::EntryPoint;
 use nqueen::plan::Plan;
 use nqueen::prefix::{self, Prefix};
 
@@ -44,7 +45,7 @@ fn run_kernel(host: &Path, plan: &Plan, depth: usize, prefixes: &[Prefix]) -> (u
     for w in &plan.weights {
         input += &format!("{w} ");
     }
-    input += &format!("\n{} {}\n", u8::from(plan.any_due(depth)), prefixes.len());
+    input += &format!("\n{} {}\n", EntryPoint::for_plan(plan, depth).number(), prefixes.len());
     for p in prefixes {
         input += &format!("{} {} {} {}\n", p.board, p.cols, p.ld, p.rd);
     }
@@ -83,7 +84,7 @@ fn the_kernel_counts_empty_boards_as_oeis_says() {
 fn the_kernel_agrees_with_the_oracle_on_random_boards() {
     let Some(host) = host() else { return };
     let mut rng = Rng::new(11);
-    let mut with_due = 0;
+    let mut used = [0; 3];
     for case in 0..150 {
         let n = rng.range(4, 12);
         let density = rng.range(0, 40) as f64 / 100.0;
@@ -92,11 +93,36 @@ fn the_kernel_agrees_with_the_oracle_on_random_boards() {
         for plan in [Plan::plain(&board), Plan::optimized(&board), Plan::optimized(&board).turned()] {
             let min_prefixes = [1, 20, 400][case % 3];
             let base = prefix::expand(&plan, min_prefixes);
-            with_due += usize::from(plan.any_due(base.depth));
+            used[EntryPoint::for_plan(&plan, base.depth).number()] += 1;
             assert_eq!(run_kernel(host, &plan, base.depth, &base.items).0, want, "case {case}: n={n}\n{}", board.to_text());
         }
     }
-    assert!(with_due >= 10, "only {with_due} plans used the due columns' entry point");
+    assert!(used.iter().all(|&u| u >= 10), "plans per entry point (plain, due, uniform): {used:?}");
+}
+
+#[test]
+fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes() {
+    let Some(host) = host() else { return };
+    let mut rng = Rng::new(23);
+    let mut checked = 0;
+    for case in 0..60 {
+        let n = rng.range(5, 12);
+        let blocked_rows = rng.range(1, 3);
+        let mut board = random_board(&mut rng, n, 0.3);
+        let full = nqueen::board::full_mask(n).unwrap();
+        let rows: Vec<u32> = board.rows().iter().enumerate().map(|(r, &m)| if r < blocked_rows { m } else { full }).collect();
+        board = Board::from_rows(n, rows).unwrap();
+        let plan = Plan::plain(&board);
+        let base = prefix::expand(&plan, [1, 30, 600][case % 3]);
+        if base.depth < blocked_rows {
+            continue;
+        }
+        assert_eq!(EntryPoint::for_plan(&plan, base.depth), EntryPoint::Uniform, "case {case}");
+        let want = oracle(&board);
+        assert_eq!(run_kernel(host, &plan, base.depth, &base.items).0, want, "case {case}: n={n}\n{}", board.to_text());
+        checked += usize::from(want > 0);
+    }
+    assert!(checked >= 20, "only {checked} boards with solutions went through the uniform entry point");
 }
 
 #[test]

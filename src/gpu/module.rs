@@ -9,18 +9,55 @@ use cudarc::driver::{CudaContext, CudaFunction};
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 
 use super::{driver_err, GpuError};
+use crate::plan::Plan;
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../../kernels/count.cu");
-/// The kernel's entry points: without and with the due-column check.
-pub(super) const KERNEL_NAMES: [&str; 2] = ["count_prefixes", "count_prefixes_due"];
+/// The kernel's entry points, as [`EntryPoint`] numbers them.
+const KERNEL_NAMES: [&str; 3] = ["count_prefixes", "count_prefixes_due", "count_prefixes_uniform"];
 
-/// Loads the kernel's entry points for `ctx`'s device, compiling it with NVRTC unless a cached CUBIN for
-/// this source, these options and this compute capability is on disk. For kernel work,
-/// `NQUEEN_KERNEL_SOURCE=FILE` compiles FILE instead of the built-in source.
-pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<[CudaFunction; 2], GpuError> {
-    let entry_points = |module: Arc<cudarc::driver::CudaModule>| -> Result<[CudaFunction; 2], GpuError> {
-        Ok([module.load_function(KERNEL_NAMES[0]).map_err(driver_err)?, module.load_function(KERNEL_NAMES[1]).map_err(driver_err)?])
+/// Which of the kernel's entry points counts a plan's prefixes: each is the same search,
+/// with less to read in the hot loop where the plan allows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryPoint {
+    /// Reads each row's free cells from the plan's table.
+    Plain = 0,
+    /// Also narrows each row to its due columns (see [`crate::plan::due_columns`]).
+    Due = 1,
+    /// Keeps the one row that every row below the prefixes is (see [`Plan::uniform_from`]).
+    Uniform = 2,
+}
+
+impl EntryPoint {
+    /// The entry point for `plan`'s prefixes `depth` rows deep.
+    pub fn for_plan(plan: &Plan, depth: usize) -> EntryPoint {
+        if plan.any_due(depth) {
+            EntryPoint::Due
+        } else if plan.uniform_from(depth) {
+            EntryPoint::Uniform
+        } else {
+            EntryPoint::Plain
+        }
+    }
+
+    /// Its number, as tests/kernel/host.cpp takes it.
+    pub fn number(self) -> usize {
+        self as usize
+    }
+
+    /// Its name in kernels/count.cu.
+    pub fn name(self) -> &'static str {
+        KERNEL_NAMES[self.number()]
+    }
+}
+
+/// Loads the kernel's entry points for `ctx`'s device, in [`EntryPoint`]'s order,
+/// compiling it with NVRTC unless a cached CUBIN for this source, these options and this
+/// compute capability is on disk. For kernel work, `NQUEEN_KERNEL_SOURCE=FILE` compiles
+/// FILE instead of the built-in source.
+pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, GpuError> {
+    let entry_points = |module: Arc<cudarc::driver::CudaModule>| -> Result<Vec<CudaFunction>, GpuError> {
+        KERNEL_NAMES.iter().map(|name| module.load_function(name).map_err(driver_err)).collect()
     };
     let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
     let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
@@ -114,6 +151,26 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_points_read_only_what_the_plan_needs() {
+        use crate::board::Board;
+        let empty = Board::empty(8).unwrap();
+        assert_eq!(EntryPoint::for_plan(&Plan::plain(&empty), 2), EntryPoint::Uniform);
+        // An obstacle in row 1: the rows below the prefixes are alike only from row 2.
+        let mut rows = empty.rows().to_vec();
+        rows[1] &= !0b100;
+        let top = Plan::plain(&Board::from_rows(8, rows.clone()).unwrap());
+        assert_eq!(EntryPoint::for_plan(&top, 1), EntryPoint::Plain);
+        assert_eq!(EntryPoint::for_plan(&top, 2), EntryPoint::Uniform);
+        // Obstacles in rows 5 and 6 of one column leave it a free cell in row 7: nothing due.
+        rows[5] &= !1;
+        rows[6] &= !1;
+        assert_eq!(EntryPoint::for_plan(&Plan::plain(&Board::from_rows(8, rows.clone()).unwrap()), 2), EntryPoint::Plain);
+        // The symmetry split's side columns are due in a middle band of rows.
+        assert_eq!(EntryPoint::for_plan(&Plan::symmetric(&Board::empty(12).unwrap(), crate::symmetry::Sym::Identity), 2), EntryPoint::Due);
+        assert_eq!(KERNEL_NAMES.map(|name| KERNEL_SOURCE.contains(&format!("void __launch_bounds__(256) {name}("))), [true; 3]);
+    }
 
     #[test]
     fn cache_keys_differ_when_the_options_do() {

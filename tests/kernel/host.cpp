@@ -2,8 +2,9 @@
 // search can be checked where there is no GPU (tests/kernel_on_cpu.rs builds and drives it).
 // Reads from stdin: n depth boards, each board's n row windows as the kernel reads them
 // (free, due, the next two rows' free: see row_windows in src/gpu.rs), the weights, the
-// entry point (0 count_prefixes, 1 count_prefixes_due), the prefix count, then each
-// prefix as board cols ld rd. Prints the weighted solutions and the nodes.
+// entry point (0 count_prefixes, 1 count_prefixes_due, 2 count_prefixes_uniform), the
+// prefix count, then each prefix as board cols ld rd. Prints the weighted solutions and
+// the nodes.
 #include <cstdio>
 #include <vector>
 
@@ -45,15 +46,15 @@ int main() {
     for (auto& w : windows) if (std::scanf("%u %u %u %u", &w.x, &w.y, &w.z, &w.w) != 4) return 2;
     std::vector<unsigned long long> weights(boards);
     for (auto& w : weights) if (std::scanf("%llu", &w) != 1) return 2;
-    unsigned int due, count;
-    if (std::scanf("%u %u", &due, &count) != 2) return 2;
+    unsigned int entry, count;
+    if (std::scanf("%u %u", &entry, &count) != 2 || entry > 2) return 2;
     std::vector<Prefix> prefixes(count);
     for (auto& p : prefixes) if (std::scanf("%u %u %u %u", &p.board, &p.cols, &p.ld, &p.rd) != 4) return 2;
     unsigned int next = 0;
     unsigned long long totals[2] = {0, 0};
     for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
-        (due ? count_prefixes_due : count_prefixes)(prefixes.data(), count, windows.data(), weights.data(), n, depth, &next, totals,
-                                                       blockDim.x * static_cast<unsigned int>(sizeof(uint4)));
+        const auto kernel = entry == 0 ? count_prefixes : entry == 1 ? count_prefixes_due : count_prefixes_uniform;
+        kernel(prefixes.data(), count, windows.data(), weights.data(), n, depth, &next, totals, blockDim.x * static_cast<unsigned int>(sizeof(uint4)));
     }
     std::printf("%llu %llu\n", totals[0], totals[1]);
     return 0;
