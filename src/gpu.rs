@@ -8,11 +8,12 @@
 //! kernel is cached, since loading it costs start-up time).
 
 use std::fmt;
-use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::{Arc, Mutex};
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 
 use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
@@ -66,11 +67,15 @@ const BATCHES_PER_DEVICE: u64 = 16;
 const MIN_SHARED_BATCH: usize = 64 << 10;
 /// Threads per block, unless the stack in shared memory needs a smaller block.
 const BLOCK: u32 = 128;
+/// Threads per block of expand_prefixes (its `__launch_bounds__`).
+const EXPAND_BLOCK: u32 = 128;
 /// Shared memory a block may use without raising the kernel's limit.
 const SHARED_LIMIT: usize = 48 * 1024;
 
 // SAFETY: `Prefix` is `repr(C)` of four `u32`s, exactly the kernel's `struct Prefix`.
 unsafe impl DeviceRepr for Prefix {}
+// SAFETY: four `u32`s, for which all zero bits is a value.
+unsafe impl ValidAsZeroBits for Prefix {}
 
 /// Why the GPU backend cannot run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,30 +244,32 @@ impl Gpu {
     }
 
     /// Counts the prefixes `deeper.extra` rows below `base`, about `estimated_nodes` search
-    /// nodes, spread over every device when there is enough work for them all.
+    /// nodes, spread over every device when there is enough work for them all. The devices
+    /// make those prefixes themselves from `base`, a batch of roots at a time.
     pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, estimated_nodes: f64, ctl: &Control) -> Result<GpuTally, GpuCountError> {
-        let depth = base.depth + deeper.extra;
         let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
-        let rows = row_windows(plan);
-        let (sender, receiver) = sync_channel::<Vec<Prefix>>(devices.len());
-        let receiver = Mutex::new(receiver);
+        let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
+        if base.items.is_empty() {
+            return Ok(total);
+        }
+        let work = Work {
+            plan,
+            base,
+            deeper,
+            rows: row_windows(plan),
+            batches: prefix::batches(deeper, batch_cap(deeper.total(), devices.len())),
+            next_batch: AtomicUsize::new(0),
+        };
         std::thread::scope(|scope| {
             let workers: Vec<_> = devices
                 .iter()
                 .enumerate()
                 .flat_map(|(i, d)| d.streams.iter().map(move |s| (i, d, s)))
                 .map(|(i, d, stream)| {
-                    let (rows, receiver) = (&rows, &receiver);
-                    (i, scope.spawn(move || d.run(stream, plan, rows, depth, receiver, ctl)))
+                    let work = &work;
+                    (i, scope.spawn(move || d.run(stream, work, ctl)))
                 })
                 .collect();
-            // Batches are made here while the devices count the ones before.
-            let produced = prefix::for_each_batch(plan, base, deeper, batch_cap(deeper.total(), devices.len()), |batch| {
-                ctl.check()?;
-                sender.send(batch).map_err(|_| Interrupted)
-            });
-            drop(sender);
-            let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
             let mut busy = vec![Vec::new(); devices.len()];
             let mut first_error = None;
             for (device, w) in workers {
@@ -283,8 +290,6 @@ impl Gpu {
             if let Some(e) = first_error {
                 return Err(e);
             }
-            // A send fails only when every worker has already stopped with an error.
-            produced?;
             total.kernel_time = busy.into_iter().map(covered).sum();
             Ok(total)
         })
@@ -303,56 +308,88 @@ impl Device {
         Ok(Device { ordinal, name, streams, kernels, multiprocessors })
     }
 
-    /// Counts batches from `receiver` on stream `s` until it closes.
-    fn run(
-        &self,
-        s: &Arc<CudaStream>,
-        plan: &Plan,
-        rows: &[u32],
-        depth: usize,
-        receiver: &Mutex<Receiver<Vec<Prefix>>>,
-        ctl: &Control,
-    ) -> Result<StreamTally, GpuCountError> {
+    /// Counts batches of `work` on stream `s`, taking the next one left until none is.
+    fn run(&self, s: &Arc<CudaStream>, work: &Work, ctl: &Control) -> Result<StreamTally, GpuCountError> {
         s.context().bind_to_thread().map_err(driver_err)?;
-        let rows_dev = s.clone_htod(rows).map_err(driver_err)?;
+        let (plan, deeper) = (work.plan, work.deeper);
+        let rows_dev = s.clone_htod(&work.rows).map_err(driver_err)?;
         let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
+        let roots_dev = s.clone_htod(&work.base.items).map_err(driver_err)?;
+        let largest = work.batches.iter().map(|r| deeper.per_root[r.clone()].iter().sum::<u64>()).max().unwrap_or(0);
+        let largest = u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
+        let mut prefixes_dev = s.alloc_zeros::<Prefix>(largest.max(1) as usize).map_err(driver_err)?;
         let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
         let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
+        let mut mismatches = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
+        let depth = work.base.depth + deeper.extra;
         let kernel = &self.kernels[EntryPoint::for_plan(plan, depth).number()];
+        let expand = &self.kernels[module::EXPAND];
         let (block, shared) = block_shape(plan.n, depth);
         let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
         let grid = self.multiprocessors * per_sm.max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
-        let (n, depth) = (plan.n as i32, depth as i32);
+        let (n, base_depth, extra, depth) = (plan.n as i32, work.base.depth as i32, deeper.extra as i32, depth as i32);
         // Bytes from one stack entry of a thread to its next: the stack is [entry][thread].
         let stack_stride = block * STACK_ENTRY as u32;
         let mut prefixes = 0u64;
         let mut busy = Vec::new();
-        loop {
-            // The lock is held only while waiting for the next batch.
-            let batch = match receiver.lock() {
-                Ok(r) => r.recv(),
-                Err(_) => return Err(GpuError::Driver("a GPU worker thread panicked".into()).into()),
-            };
-            let Ok(batch) = batch else { break };
+        while let Some(roots) = work.batches.get(work.next_batch.fetch_add(1, Ordering::Relaxed)) {
             ctl.check()?;
             let started = Instant::now();
-            let batch_dev = s.clone_htod(&batch).map_err(driver_err)?;
+            // The batch holds at most `largest` prefixes, so its offsets fit in u32.
+            let offsets = offsets(&deeper.per_root[roots.clone()]);
+            let count = offsets[roots.len()];
+            let offsets_dev = s.clone_htod(&offsets).map_err(driver_err)?;
+            let first_root = roots_dev.slice(roots.clone());
+            let num_roots = roots.len() as u32;
+            let mut launch = s.launch_builder(expand);
+            launch.arg(&first_root).arg(&num_roots).arg(&offsets_dev).arg(&rows_dev).arg(&n).arg(&base_depth).arg(&extra).arg(&mut prefixes_dev).arg(&mut mismatches);
+            // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `offsets`
+            // holds num_roots + 1 entries and its last, the batch's size, is at most
+            // `largest`, the length of `prefixes_dev`.
+            unsafe { launch.launch(LaunchConfig { grid_dim: (num_roots.div_ceil(EXPAND_BLOCK), 1, 1), block_dim: (EXPAND_BLOCK, 1, 1), shared_mem_bytes: 0 }) }
+                .map_err(driver_err)?;
             s.memset_zeros(&mut next).map_err(driver_err)?;
-            let count = batch.len() as u32;
             let mut launch = s.launch_builder(kernel);
-            launch.arg(&batch_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals).arg(&stack_stride);
+            launch.arg(&prefixes_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals).arg(&stack_stride);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
             // every buffer holds as many elements as the kernel is told.
             unsafe { launch.launch(cfg) }.map_err(driver_err)?;
             s.synchronize().map_err(driver_err)?;
             busy.push((started, Instant::now()));
-            prefixes += batch.len() as u64;
-            ctl.advance(batch.len() as u64);
+            prefixes += u64::from(count);
+            ctl.advance(u64::from(count));
+        }
+        if s.clone_dtoh(&mismatches).map_err(driver_err)?[0] != 0 {
+            return Err(GpuError::Driver("the device made other prefixes than the host counted (a bug in nqueen)".into()).into());
         }
         let t = s.clone_dtoh(&totals).map_err(driver_err)?;
         Ok(StreamTally { tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, busy })
     }
+}
+
+/// Where each root's prefixes start in a batch of roots that make `per_root` prefixes
+/// each, and at the end the batch's size (which the caller knows fits in u32).
+fn offsets(per_root: &[u64]) -> Vec<u32> {
+    let mut at = 0u32;
+    let mut offsets = Vec::with_capacity(per_root.len() + 1);
+    offsets.push(at);
+    for &k in per_root {
+        at += k as u32;
+        offsets.push(at);
+    }
+    offsets
+}
+
+/// What every stream of a count shares: the plan, its roots and their batches, and the
+/// next batch no stream has taken yet.
+struct Work<'a> {
+    plan: &'a Plan,
+    base: &'a Prefixes,
+    deeper: &'a Deeper,
+    rows: Vec<u32>,
+    batches: Vec<Range<usize>>,
+    next_batch: AtomicUsize,
 }
 
 /// Every board's rows as the kernel reads them, one 16-byte window a row: row r's free
@@ -441,6 +478,12 @@ mod tests {
             row_windows(&plan),
             [[f[0], d[0], f[1], f[2]], [f[1], d[1], f[2], f[3]], [f[2], d[2], f[3], 0], [f[3], d[3], 0, 0]].concat()
         );
+    }
+
+    #[test]
+    fn each_roots_prefixes_start_where_the_ones_before_end() {
+        assert_eq!(offsets(&[3, 0, 5, 1]), [0, 3, 3, 8, 9]);
+        assert_eq!(offsets(&[]), [0]);
     }
 
     #[test]

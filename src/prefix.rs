@@ -1,6 +1,8 @@
 //! Partial boards ("prefixes"): the first rows of a plan's boards filled with queens, found
 //! breadth-first so that the counters have many independent pieces of work.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::plan::Plan;
@@ -145,57 +147,23 @@ fn count_at(plan: &Plan, p: &Prefix, depth: usize, extra: usize) -> u64 {
     total
 }
 
-/// Hands the prefixes `deeper.extra` rows below `base` to `sink` in order, in batches of at
-/// most `cap` (or one root's prefixes, if a single root has more), so that memory stays
-/// bounded however many there are. Each batch is expanded in parallel. Stops early,
-/// returning the error, when `sink` fails.
-pub fn for_each_batch<E>(
-    plan: &Plan,
-    base: &Prefixes,
-    deeper: &Deeper,
-    cap: usize,
-    mut sink: impl FnMut(Vec<Prefix>) -> Result<(), E>,
-) -> Result<(), E> {
+/// The roots of each batch of the prefixes `deeper.extra` rows further down, in order:
+/// runs of roots with at most `cap` prefixes in all (or one root, where it alone has more),
+/// so that the memory a batch needs stays bounded however many prefixes there are.
+pub fn batches(deeper: &Deeper, cap: usize) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
     let mut start = 0;
-    while start < base.items.len() {
-        // The longest run of roots whose prefixes fit in one batch (at least one root).
+    while start < deeper.per_root.len() {
         let mut end = start;
         let mut size = 0u64;
-        while end < base.items.len() && (end == start || size + deeper.per_root[end] <= cap as u64) {
+        while end < deeper.per_root.len() && (end == start || size + deeper.per_root[end] <= cap as u64) {
             size += deeper.per_root[end];
             end += 1;
         }
-        let mut batch = vec![Prefix::default(); size as usize];
-        let mut slots = Vec::with_capacity(end - start);
-        let mut rest = batch.as_mut_slice();
-        for &k in &deeper.per_root[start..end] {
-            let (mine, tail) = rest.split_at_mut(k as usize);
-            slots.push(mine);
-            rest = tail;
-        }
-        base.items[start..end].par_iter().zip(slots).for_each(|(root, slot)| {
-            let mut filled = 0;
-            fill(plan, root, base.depth, deeper.extra, slot, &mut filled);
-        });
-        sink(batch)?;
+        ranges.push(start..end);
         start = end;
     }
-    Ok(())
-}
-
-/// Writes the descendants `extra` rows below `p` into `out` from `*filled` on.
-fn fill(plan: &Plan, p: &Prefix, row: usize, extra: usize, out: &mut [Prefix], filled: &mut usize) {
-    if extra == 0 {
-        out[*filled] = *p;
-        *filled += 1;
-        return;
-    }
-    let mut avail = p.avail(plan, row);
-    while avail != 0 {
-        let bit = avail & avail.wrapping_neg();
-        avail ^= bit;
-        fill(plan, &p.place(bit), row + 1, extra - 1, out, filled);
-    }
+    ranges
 }
 
 #[cfg(test)]
@@ -240,41 +208,22 @@ mod tests {
     }
 
     #[test]
-    fn every_prefix_holds_one_queen_per_filled_row() {
-        let obstacles = [(0, 2), (2, 4), (6, 6), (9, 1)];
-        let board = Board::from_fn(10, |r, c| !obstacles.contains(&(r, c))).unwrap();
-        for plan in [Plan::optimized(&board), Plan::optimized(&Board::empty(10).unwrap())] {
-            let base = expand(&plan, 50);
-            let deeper = deeper(&plan, &base, 5000);
-            let depth = base.depth + deeper.extra;
-            assert!(base.items.iter().all(|p| p.cols.count_ones() as usize == base.depth));
-            for_each_batch::<()>(&plan, &base, &deeper, 1000, |b| {
-                assert!(b.iter().all(|p| p.cols.count_ones() as usize == depth));
-                Ok(())
-            })
-            .unwrap();
-        }
-    }
-
-    #[test]
-    fn batches_hold_the_same_prefixes_as_a_full_expansion() {
+    fn batches_take_every_root_once_in_order_within_the_cap() {
         let plan = plain(9);
         let base = expand(&plan, 10);
         let deeper = deeper(&plan, &base, 2000);
         let full = expand(&plan, 2000);
         assert_eq!(base.depth + deeper.extra, full.depth);
         assert_eq!(deeper.total(), full.items.len() as u64);
-        let largest_root = *deeper.per_root.iter().max().unwrap() as usize;
-        let mut streamed = Vec::new();
-        let mut batches = 0;
-        for_each_batch::<()>(&plan, &base, &deeper, 100, |b| {
-            assert!(b.len() <= 100.max(largest_root));
-            batches += 1;
-            streamed.extend(b);
-            Ok(())
-        })
-        .unwrap();
-        assert!(batches > 1);
-        assert_eq!(streamed, full.items);
+        let ranges = batches(&deeper, 100);
+        assert!(ranges.len() > 1);
+        assert_eq!(ranges.iter().flat_map(|r| r.clone()).collect::<Vec<_>>(), (0..base.items.len()).collect::<Vec<_>>());
+        for r in &ranges {
+            let size: u64 = deeper.per_root[r.clone()].iter().sum();
+            assert!(size <= 100 || r.len() == 1, "{r:?} holds {size}");
+        }
+        // One root with more than the cap gets a batch of its own.
+        let lopsided = Deeper { extra: 1, per_root: vec![3, 500, 2, 2] };
+        assert_eq!(batches(&lopsided, 10), vec![0..1, 1..2, 2..4]);
     }
 }

@@ -15,7 +15,7 @@ use common::{oracle, random_board, Rng, A000170};
 use nqueen::board::Board;
 use nqueen::gpu::EntryPoint;
 use nqueen::plan::Plan;
-use nqueen::prefix::{self, Prefix};
+use nqueen::prefix::{self, Deeper, Prefix, Prefixes};
 
 /// The kernel and its host, compiled once for all the tests here; `None`, said once, when
 /// there is no C++ compiler.
@@ -34,10 +34,19 @@ fn host() -> Option<&'static Path> {
     host.as_deref()
 }
 
-/// Runs the kernel's entry point for `plan` (the one the GPU backend would pick) over
-/// `prefixes` at `depth`: (weighted solutions, nodes).
-fn run_kernel(host: &Path, plan: &Plan, depth: usize, prefixes: &[Prefix]) -> (u64, u64) {
-    let mut input = format!("{} {} {}\n", plan.n, depth, plan.boards.len());
+/// What the kernel's host printed.
+struct Run {
+    solutions: u64,
+    /// Roots whose expansion did not yield the number of prefixes the host counted.
+    mismatches: u64,
+    /// The expanded prefixes, when asked for.
+    prefixes: Vec<Prefix>,
+}
+
+/// Expands `base` by `deeper` with the kernel's expand_prefixes, as the GPU backend does,
+/// and counts the result with the entry point the GPU backend would pick for `plan`.
+fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, print: bool) -> Run {
+    let mut input = format!("{} {} {}\n", plan.n, base.depth, plan.boards.len());
     for window in nqueen::gpu::row_windows(plan) {
         input += &format!("{window} ");
     }
@@ -45,9 +54,10 @@ fn run_kernel(host: &Path, plan: &Plan, depth: usize, prefixes: &[Prefix]) -> (u
     for w in &plan.weights {
         input += &format!("{w} ");
     }
-    input += &format!("\n{} {}\n", EntryPoint::for_plan(plan, depth).number(), prefixes.len());
-    for p in prefixes {
-        input += &format!("{} {} {} {}\n", p.board, p.cols, p.ld, p.rd);
+    let entry = EntryPoint::for_plan(plan, base.depth + deeper.extra).number();
+    input += &format!("\n{entry} {} {} {}\n", deeper.extra, u8::from(print), base.items.len());
+    for (p, k) in base.items.iter().zip(&deeper.per_root) {
+        input += &format!("{} {} {} {} {k}\n", p.board, p.cols, p.ld, p.rd);
     }
     let mut child = Command::new(host).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("the kernel host starts");
     child.stdin.take().expect("piped").write_all(input.as_bytes()).expect("the kernel host reads its input");
@@ -55,13 +65,23 @@ fn run_kernel(host: &Path, plan: &Plan, depth: usize, prefixes: &[Prefix]) -> (u
     assert!(out.status.success(), "the kernel host failed");
     let text = String::from_utf8_lossy(&out.stdout);
     let mut numbers = text.split_whitespace().map(|x| x.parse::<u64>().expect("a number"));
-    (numbers.next().expect("solutions"), numbers.next().expect("nodes"))
+    let mut next = || numbers.next().expect("a number");
+    let (solutions, _nodes, mismatches) = (next(), next(), next());
+    let prefixes = if print {
+        (0..deeper.total()).map(|_| Prefix { board: next() as u32, cols: next() as u32, ld: next() as u32, rd: next() as u32 }).collect()
+    } else {
+        Vec::new()
+    };
+    Run { solutions, mismatches, prefixes }
 }
 
-/// The kernel's count of `plan`, from prefixes at least `min_prefixes` many.
-fn kernel_count(host: &Path, plan: &Plan, min_prefixes: usize) -> u64 {
-    let base = prefix::expand(plan, min_prefixes);
-    run_kernel(host, plan, base.depth, &base.items).0
+/// The kernel's count of `plan` from at least `roots` roots expanded to at least `prefixes`
+/// prefixes, checking that the expansion met the host's counts.
+fn kernel_count(host: &Path, plan: &Plan, roots: usize, prefixes: usize) -> u64 {
+    let base = prefix::expand(plan, roots);
+    let run = run_kernel(host, plan, &base, &prefix::deeper(plan, &base, prefixes), false);
+    assert_eq!(run.mismatches, 0);
+    run.solutions
 }
 
 #[test]
@@ -71,11 +91,13 @@ fn the_kernel_counts_empty_boards_as_oeis_says() {
         let board = Board::empty(n).unwrap();
         let want = A000170[n - 1];
         // Prefixes from one row deep down to the last rows, where the kernel has nothing
-        // left to search, on the plain board and on the symmetry split.
-        for min_prefixes in [1, 50, 5_000, usize::MAX] {
-            assert_eq!(kernel_count(host, &Plan::plain(&board), min_prefixes), want, "n={n} plain, {min_prefixes} prefixes");
-            assert_eq!(kernel_count(host, &Plan::optimized(&board), min_prefixes), want, "n={n} split, {min_prefixes} prefixes");
-            assert_eq!(kernel_count(host, &Plan::optimized(&board).turned(), min_prefixes), want, "n={n} split and turned, {min_prefixes} prefixes");
+        // left to search, made on the host or expanded further by the kernel, on the plain
+        // board and on the symmetry split.
+        for (roots, prefixes) in [(1, 1), (1, 5_000), (50, 50), (50, 5_000), (usize::MAX, usize::MAX)] {
+            let at = format!("{roots} roots, {prefixes} prefixes");
+            assert_eq!(kernel_count(host, &Plan::plain(&board), roots, prefixes), want, "n={n} plain, {at}");
+            assert_eq!(kernel_count(host, &Plan::optimized(&board), roots, prefixes), want, "n={n} split, {at}");
+            assert_eq!(kernel_count(host, &Plan::optimized(&board).turned(), roots, prefixes), want, "n={n} split and turned, {at}");
         }
     }
 }
@@ -91,10 +113,12 @@ fn the_kernel_agrees_with_the_oracle_on_random_boards() {
         let board = random_board(&mut rng, n, density);
         let want = oracle(&board);
         for plan in [Plan::plain(&board), Plan::optimized(&board), Plan::optimized(&board).turned()] {
-            let min_prefixes = [1, 20, 400][case % 3];
-            let base = prefix::expand(&plan, min_prefixes);
-            used[EntryPoint::for_plan(&plan, base.depth).number()] += 1;
-            assert_eq!(run_kernel(host, &plan, base.depth, &base.items).0, want, "case {case}: n={n}\n{}", board.to_text());
+            let (roots, prefixes) = [(1, 1), (20, 20), (400, 400), (1, 300), (20, 3000)][case % 5];
+            let base = prefix::expand(&plan, roots);
+            let deeper = prefix::deeper(&plan, &base, prefixes);
+            used[EntryPoint::for_plan(&plan, base.depth + deeper.extra).number()] += 1;
+            let run = run_kernel(host, &plan, &base, &deeper, false);
+            assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board.to_text());
         }
     }
     assert!(used.iter().all(|&u| u >= 10), "plans per entry point (plain, due, uniform): {used:?}");
@@ -114,12 +138,14 @@ fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes(
         board = Board::from_rows(n, rows).unwrap();
         let plan = Plan::plain(&board);
         let base = prefix::expand(&plan, [1, 30, 600][case % 3]);
-        if base.depth < blocked_rows {
+        let deeper = prefix::deeper(&plan, &base, [1, 1000][case % 2]);
+        if base.depth + deeper.extra < blocked_rows {
             continue;
         }
-        assert_eq!(EntryPoint::for_plan(&plan, base.depth), EntryPoint::Uniform, "case {case}");
+        assert_eq!(EntryPoint::for_plan(&plan, base.depth + deeper.extra), EntryPoint::Uniform, "case {case}");
         let want = oracle(&board);
-        assert_eq!(run_kernel(host, &plan, base.depth, &base.items).0, want, "case {case}: n={n}\n{}", board.to_text());
+        let run = run_kernel(host, &plan, &base, &deeper, false);
+        assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board.to_text());
         checked += usize::from(want > 0);
     }
     assert!(checked >= 20, "only {checked} boards with solutions went through the uniform entry point");
@@ -135,6 +161,45 @@ fn the_kernel_counts_deep_searches_on_large_sparse_boards() {
         let plan = Plan::plain(&board);
         let base = prefix::expand(&plan, 1);
         assert!(base.depth <= 1);
-        assert_eq!(run_kernel(host, &plan, base.depth, &base.items).0, common::count_plan(&plan, 1000), "n={n}\n{}", board.to_text());
+        let run = run_kernel(host, &plan, &base, &prefix::deeper(&plan, &base, 1), false);
+        assert_eq!(run.solutions, common::count_plan(&plan, 1000), "n={n}\n{}", board.to_text());
     }
+}
+
+#[test]
+fn the_kernel_expands_roots_into_the_prefixes_the_host_would_make() {
+    let Some(host) = host() else { return };
+    let obstacles = [(0, 2), (2, 4), (6, 6), (9, 1)];
+    let board = Board::from_fn(10, |r, c| !obstacles.contains(&(r, c))).unwrap();
+    for plan in [Plan::plain(&Board::empty(9).unwrap()), Plan::optimized(&board), Plan::optimized(&Board::empty(10).unwrap())] {
+        let base = prefix::expand(&plan, 10);
+        let deeper = prefix::deeper(&plan, &base, 2000);
+        assert!(deeper.extra > 0);
+        // Each root's descendants, row by row, lowest column first.
+        let mut want = base.items.clone();
+        for row in base.depth..base.depth + deeper.extra {
+            want = want.iter().flat_map(|p| columns(p.avail(&plan, row)).map(move |bit| p.place(bit))).collect();
+        }
+        assert_eq!(want.len() as u64, deeper.total());
+        let run = run_kernel(host, &plan, &base, &deeper, true);
+        assert_eq!(run.mismatches, 0);
+        assert_eq!(run.prefixes, want);
+        assert!(run.prefixes.iter().all(|p| p.cols.count_ones() as usize == base.depth + deeper.extra));
+    }
+}
+
+/// The set bits of `mask`, lowest first.
+fn columns(mask: u32) -> impl Iterator<Item = u32> {
+    (0..32).map(|c| 1u32 << c).filter(move |bit| mask & bit != 0)
+}
+
+#[test]
+fn an_expansion_that_disagrees_with_the_hosts_counts_is_reported() {
+    let Some(host) = host() else { return };
+    let plan = Plan::plain(&Board::empty(8).unwrap());
+    let base = prefix::expand(&plan, 10);
+    let mut deeper = prefix::deeper(&plan, &base, 200);
+    deeper.per_root[0] += 1;
+    deeper.per_root[3] -= 1;
+    assert_eq!(run_kernel(host, &plan, &base, &deeper, false).mismatches, 2);
 }

@@ -13,8 +13,11 @@ use crate::plan::Plan;
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../../kernels/count.cu");
-/// The kernel's entry points, as [`EntryPoint`] numbers them.
-const KERNEL_NAMES: [&str; 3] = ["count_prefixes", "count_prefixes_due", "count_prefixes_uniform"];
+/// The kernel's entry points: the counters as [`EntryPoint`] numbers them, then the one
+/// that makes the prefixes ([`EXPAND`]).
+const KERNEL_NAMES: [&str; 4] = ["count_prefixes", "count_prefixes_due", "count_prefixes_uniform", "expand_prefixes"];
+/// The entry point that expands the host's prefixes into the deeper ones counted.
+pub(super) const EXPAND: usize = 3;
 
 /// Which of the kernel's entry points counts a plan's prefixes: each is the same search,
 /// with less to read in the hot loop where the plan allows it.
@@ -51,7 +54,7 @@ impl EntryPoint {
     }
 }
 
-/// Loads the kernel's entry points for `ctx`'s device, in [`EntryPoint`]'s order,
+/// Loads the kernel's entry points for `ctx`'s device, in [`KERNEL_NAMES`]' order,
 /// compiling it with NVRTC unless a cached CUBIN for this source, these options and this
 /// compute capability is on disk. For kernel work, `NQUEEN_KERNEL_SOURCE=FILE` compiles
 /// FILE instead of the built-in source.
@@ -169,7 +172,7 @@ mod tests {
         assert_eq!(EntryPoint::for_plan(&Plan::plain(&Board::from_rows(8, rows.clone()).unwrap()), 2), EntryPoint::Plain);
         // The symmetry split's side columns are due in a middle band of rows.
         assert_eq!(EntryPoint::for_plan(&Plan::symmetric(&Board::empty(12).unwrap(), crate::symmetry::Sym::Identity), 2), EntryPoint::Due);
-        assert_eq!(KERNEL_NAMES.map(|name| KERNEL_SOURCE.contains(&format!("void __launch_bounds__(256) {name}("))), [true; 3]);
+        assert_eq!(KERNEL_NAMES.map(|name| KERNEL_SOURCE.contains(&format!(") {name}("))), [true; 4]);
     }
 
     #[test]
