@@ -67,8 +67,9 @@ const BATCHES_PER_DEVICE: u64 = 16;
 const MIN_SHARED_BATCH: usize = 64 << 10;
 /// Threads per block, unless the stack in shared memory needs a smaller block.
 const BLOCK: u32 = 128;
-/// Threads per block of expand_prefixes (its `__launch_bounds__`).
-const EXPAND_BLOCK: u32 = 128;
+/// Threads per block of expand_prefixes (its `__launch_bounds__`), each with a 16-byte
+/// stack entry per row it expands but the last: at most 29 rows, within 48 KB.
+const EXPAND_BLOCK: u32 = 64;
 /// Shared memory a block may use without raising the kernel's limit.
 const SHARED_LIMIT: usize = 48 * 1024;
 
@@ -346,9 +347,9 @@ impl Device {
             launch.arg(&first_root).arg(&num_roots).arg(&offsets_dev).arg(&rows_dev).arg(&n).arg(&base_depth).arg(&extra).arg(&mut prefixes_dev).arg(&mut mismatches);
             // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `offsets`
             // holds num_roots + 1 entries and its last, the batch's size, is at most
-            // `largest`, the length of `prefixes_dev`.
-            unsafe { launch.launch(LaunchConfig { grid_dim: (num_roots.div_ceil(EXPAND_BLOCK), 1, 1), block_dim: (EXPAND_BLOCK, 1, 1), shared_mem_bytes: 0 }) }
-                .map_err(driver_err)?;
+            // `largest`, the length of `prefixes_dev`; expand_cfg gives each thread its
+            // stack.
+            unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(driver_err)?;
             s.memset_zeros(&mut next).map_err(driver_err)?;
             let mut launch = s.launch_builder(kernel);
             launch.arg(&prefixes_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals).arg(&stack_stride);
@@ -366,6 +367,12 @@ impl Device {
         let t = s.clone_dtoh(&totals).map_err(driver_err)?;
         Ok(StreamTally { tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, busy })
     }
+}
+
+/// How expand_prefixes is launched on `roots` roots expanding `extra` rows each.
+fn expand_cfg(roots: u32, extra: usize) -> LaunchConfig {
+    let shared = EXPAND_BLOCK as usize * extra.saturating_sub(1) * STACK_ENTRY;
+    LaunchConfig { grid_dim: (roots.div_ceil(EXPAND_BLOCK), 1, 1), block_dim: (EXPAND_BLOCK, 1, 1), shared_mem_bytes: shared as u32 }
 }
 
 /// Where each root's prefixes start in a batch of roots that make `per_root` prefixes
@@ -478,6 +485,14 @@ mod tests {
             row_windows(&plan),
             [[f[0], d[0], f[1], f[2]], [f[1], d[1], f[2], f[3]], [f[2], d[2], f[3], 0], [f[3], d[3], 0, 0]].concat()
         );
+    }
+
+    #[test]
+    fn expansions_stay_within_shared_memory() {
+        // Expansions stop three rows from the end of a board of at most 32 rows.
+        assert!(expand_cfg(1000, 29).shared_mem_bytes as usize <= SHARED_LIMIT);
+        assert_eq!(expand_cfg(1000, 0).shared_mem_bytes, 0);
+        assert_eq!(expand_cfg(129, 3).grid_dim.0, 3);
     }
 
     #[test]
