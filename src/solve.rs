@@ -96,7 +96,8 @@ pub struct Report {
     pub elapsed: Duration,
     /// Time to choose the orientation and split by symmetry.
     pub plan_time: Duration,
-    /// Time to find and make the GPU's prefixes (the CPU's are part of `plan_time`'s sequel).
+    /// Time to plan the GPU's prefixes: how many rows deeper, and how many each root makes
+    /// (the GPU makes them; the CPU's are part of `plan_time`'s sequel).
     pub prefix_time: Duration,
     /// Time spent waiting for the GPU to finish opening.
     pub gpu_wait: Duration,
