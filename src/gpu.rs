@@ -1,6 +1,6 @@
 //! The GPU counter, host side: finds the devices, loads `kernels/count.cu` on each (compiled
-//! by NVRTC and cached on disk: src/gpu/module.rs), streams prefixes to every device in
-//! bounded batches and sums the counts.
+//! by NVRTC and cached on disk: src/gpu/module.rs), hands every device the host's prefixes
+//! in bounded batches, which it expands further and counts, and sums the counts.
 //!
 //! A machine without CUDA is the normal case: [`Gpu::open`] then returns an error that says
 //! what is missing, and nothing panics. cudarc panics when a CUDA library is absent, so the
@@ -54,7 +54,7 @@ pub fn prefix_target(estimated_nodes: f64) -> usize {
     ((estimated_nodes / per_prefix) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
 }
 
-/// Prefixes per batch: bounds host and device memory (16 bytes each) whatever the board.
+/// Prefixes per batch: bounds device memory (16 bytes each) whatever the board.
 pub const BATCH_CAP: usize = 4 << 20;
 /// Estimated search nodes from which a board is shared among several devices. Below it,
 /// the second device's set-up per board cost more than it saved: the stress file (boards
@@ -185,7 +185,7 @@ pub struct GpuTally {
     pub tally: Tally,
     /// Prefixes the kernels counted.
     pub prefixes: u64,
-    /// Time during which a device had a batch in flight (kernels and their transfers),
+    /// Time during which a device had a batch in flight (its transfers and kernels),
     /// summed over devices.
     pub kernel_time: Duration,
 }
