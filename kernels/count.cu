@@ -252,29 +252,18 @@ __device__ __forceinline__ void count_all(
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256) count_prefixes(
-    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all,
-    const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
-    unsigned long long* totals, unsigned int stride)
-{
-    count_all<ROWS_PLAIN>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride);
-}
-
-extern "C" __global__ void __launch_bounds__(256) count_prefixes_due(
-    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all,
-    const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
-    unsigned long long* totals, unsigned int stride)
-{
-    count_all<ROWS_DUE>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride);
-}
-
-extern "C" __global__ void __launch_bounds__(256) count_prefixes_uniform(
-    const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all,
-    const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,
-    unsigned long long* totals, unsigned int stride)
-{
-    count_all<ROWS_UNIFORM>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride);
-}
+// The counting entry points, one per RowKind; src/gpu/module.rs picks one per plan.
+#define COUNTER(name, kind)                                                                            \
+    extern "C" __global__ void __launch_bounds__(256) name(                                           \
+        const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all, \
+        const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,  \
+        unsigned long long* totals, unsigned int stride)                                              \
+    {                                                                                                 \
+        count_all<kind>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride); \
+    }
+COUNTER(count_prefixes, ROWS_PLAIN)
+COUNTER(count_prefixes_due, ROWS_DUE)
+COUNTER(count_prefixes_uniform, ROWS_UNIFORM)
 
 // Expands each root (a prefix made on the host) `extra` rows further, lowest column first
 // as src/prefix.rs does, one thread per root: root i's prefixes go to out[offsets[i]] up to
