@@ -185,6 +185,8 @@ pub struct GpuTally {
     pub tally: Tally,
     /// Prefixes the kernels counted.
     pub prefixes: u64,
+    /// The kernel's entry point that counted them.
+    pub entry_point: EntryPoint,
     /// Time during which a device had a batch in flight (its transfers and kernels),
     /// summed over devices.
     pub kernel_time: Duration,
@@ -249,7 +251,8 @@ impl Gpu {
     /// make those prefixes themselves from `base`, a batch of roots at a time.
     pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, estimated_nodes: f64, ctl: &Control) -> Result<GpuTally, GpuCountError> {
         let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
-        let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, kernel_time: Duration::ZERO };
+        let entry_point = EntryPoint::for_plan(plan, base.depth + deeper.extra);
+        let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, entry_point, kernel_time: Duration::ZERO };
         if base.items.is_empty() {
             return Ok(total);
         }
@@ -257,6 +260,7 @@ impl Gpu {
             plan,
             base,
             deeper,
+            entry_point,
             rows: row_windows(plan),
             batches: prefix::batches(deeper, batch_cap(deeper.total(), devices.len())),
             next_batch: AtomicUsize::new(0),
@@ -323,7 +327,7 @@ impl Device {
         let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
         let mut mismatches = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
         let depth = work.base.depth + deeper.extra;
-        let kernel = &self.kernels[EntryPoint::for_plan(plan, depth).number()];
+        let kernel = &self.kernels[work.entry_point.number()];
         let expand = &self.kernels[module::EXPAND];
         let (block, shared) = block_shape(plan.n, depth);
         let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
@@ -388,12 +392,13 @@ fn offsets(per_root: &[u64]) -> Vec<u32> {
     offsets
 }
 
-/// What every stream of a count shares: the plan, its roots and their batches, and the
-/// next batch no stream has taken yet.
+/// What every stream of a count shares: the plan, its roots and their batches, the entry
+/// point that counts them, and the next batch no stream has taken yet.
 struct Work<'a> {
     plan: &'a Plan,
     base: &'a Prefixes,
     deeper: &'a Deeper,
+    entry_point: EntryPoint,
     rows: Vec<u32>,
     batches: Vec<Range<usize>>,
     next_batch: AtomicUsize,

@@ -375,7 +375,7 @@ impl Solver {
         report.prefixes = t.prefixes;
         report.depth = base.depth + deeper.extra;
         report.kernel_time = Some(t.kernel_time);
-        report.backend = format!("gpu({}; {})", gpu.describe(t.devices), gpu::EntryPoint::for_plan(plan, report.depth).name());
+        report.backend = format!("gpu({}; {})", gpu.describe(t.devices), t.entry_point.name());
         Ok(true)
     }
 }

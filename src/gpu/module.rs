@@ -169,7 +169,7 @@ mod tests {
         // Obstacles in rows 5 and 6 of one column leave it a free cell in row 7: nothing due.
         rows[5] &= !1;
         rows[6] &= !1;
-        assert_eq!(EntryPoint::for_plan(&Plan::plain(&Board::from_rows(8, rows.clone()).unwrap()), 2), EntryPoint::Plain);
+        assert_eq!(EntryPoint::for_plan(&Plan::plain(&Board::from_rows(8, rows).unwrap()), 2), EntryPoint::Plain);
         // The symmetry split's side columns are due in a middle band of rows.
         assert_eq!(EntryPoint::for_plan(&Plan::symmetric(&Board::empty(12).unwrap(), crate::symmetry::Sym::Identity), 2), EntryPoint::Due);
         let defined = |name: &str| KERNEL_SOURCE.contains(&format!(") {name}(")) || KERNEL_SOURCE.contains(&format!("COUNTER({name},"));
