@@ -54,8 +54,9 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     gpu_prefixes: Option<u64>,
 
-    /// Print per case, on stderr: n, obstacles, backend, orientation, symmetry, boards (and
-    /// how many were turned), prefixes, depth, nodes, wall time and nodes per second.
+    /// Print per case, on stderr: n, obstacles, backend (with the device and the GPU
+    /// kernel's entry point), orientation, symmetry, boards (and how many were turned),
+    /// prefixes, depth, nodes, wall time and nodes per second.
     #[arg(long)]
     stats: bool,
 
