@@ -256,15 +256,10 @@ impl Gpu {
         if base.items.is_empty() {
             return Ok(total);
         }
-        let work = Work {
-            plan,
-            base,
-            deeper,
-            entry_point,
-            rows: row_windows(plan),
-            batches: prefix::batches(deeper, batch_cap(deeper.total(), devices.len())),
-            next_batch: AtomicUsize::new(0),
-        };
+        let batches = prefix::batches(deeper, batch_cap(deeper.total(), devices.len()));
+        let largest = batches.iter().map(|r| deeper.per_root[r.clone()].iter().sum::<u64>()).max().unwrap_or(0);
+        let largest_batch = u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
+        let work = Work { plan, base, deeper, entry_point, rows: row_windows(plan), batches, largest_batch, next_batch: AtomicUsize::new(0) };
         std::thread::scope(|scope| {
             let workers: Vec<_> = devices
                 .iter()
@@ -320,9 +315,7 @@ impl Device {
         let rows_dev = s.clone_htod(&work.rows).map_err(driver_err)?;
         let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
         let roots_dev = s.clone_htod(&work.base.items).map_err(driver_err)?;
-        let largest = work.batches.iter().map(|r| deeper.per_root[r.clone()].iter().sum::<u64>()).max().unwrap_or(0);
-        let largest = u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
-        let mut prefixes_dev = s.alloc_zeros::<Prefix>(largest.max(1) as usize).map_err(driver_err)?;
+        let mut prefixes_dev = s.alloc_zeros::<Prefix>(work.largest_batch.max(1) as usize).map_err(driver_err)?;
         let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
         let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
         let mut mismatches = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
@@ -341,7 +334,7 @@ impl Device {
         while let Some(roots) = work.batches.get(work.next_batch.fetch_add(1, Ordering::Relaxed)) {
             ctl.check()?;
             let started = Instant::now();
-            // The batch holds at most `largest` prefixes, so its offsets fit in u32.
+            // The batch holds at most `largest_batch` prefixes, so its offsets fit in u32.
             let offsets = offsets(&deeper.per_root[roots.clone()]);
             let count = offsets[roots.len()];
             let offsets_dev = s.clone_htod(&offsets).map_err(driver_err)?;
@@ -351,8 +344,8 @@ impl Device {
             launch.arg(&first_root).arg(&num_roots).arg(&offsets_dev).arg(&rows_dev).arg(&n).arg(&base_depth).arg(&extra).arg(&mut prefixes_dev).arg(&mut mismatches);
             // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `offsets`
             // holds num_roots + 1 entries and its last, the batch's size, is at most
-            // `largest`, the length of `prefixes_dev`; expand_cfg gives each thread its
-            // stack.
+            // `largest_batch`, the length of `prefixes_dev`; expand_cfg gives each thread
+            // its stack.
             unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(driver_err)?;
             s.memset_zeros(&mut next).map_err(driver_err)?;
             let mut launch = s.launch_builder(kernel);
@@ -401,6 +394,8 @@ struct Work<'a> {
     entry_point: EntryPoint,
     rows: Vec<u32>,
     batches: Vec<Range<usize>>,
+    /// The most prefixes in one batch: every stream's buffer holds that many.
+    largest_batch: u32,
     next_batch: AtomicUsize,
 }
 
