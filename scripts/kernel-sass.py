@@ -2,9 +2,9 @@
 """Device code of GPU kernel files, without a GPU: compiles each file with NVRTC as nqueen
 does (same options, sm_90 for the H100 unless --arch says otherwise) and prints, per
 counting entry point, how many instructions its hot loop holds, over all paths, and how
-many of them are moves. The main loop is issue-bound on the H100 (ncu: 82% of issue slots busy, empty
-19x19 plain), so fewer instructions there has meant less kernel time; timing on a GPU
-(scripts/kernel-ab.sh) still decides.
+many of them are moves. The main loop is issue-bound on the H100 (ncu: 82% of issue
+slots busy, empty 19x19 plain), so fewer instructions there has meant less kernel time;
+timing on a GPU (scripts/kernel-ab.sh) still decides.
 
     scripts/kernel-sass.py kernels/count.cu variant.cu          # loop sizes side by side
     scripts/kernel-sass.py --sass out.sass kernels/count.cu     # and the full listing

@@ -1,5 +1,6 @@
 //! The kernel module: `kernels/count.cu`, compiled for each device by NVRTC straight to
-//! device code, and kept on disk so that later runs skip NVRTC.
+//! device code, and kept on disk so that later runs skip NVRTC; its entry points, and
+//! which of them counts a plan.
 
 use std::ffi::{c_char, CString};
 use std::path::PathBuf;
