@@ -48,6 +48,19 @@ __device__ __forceinline__ unsigned int narrowed(unsigned int avail, unsigned in
     return late ? ((late & (late - 1)) ? 0u : (avail & late)) : avail;
 }
 
+// narrowed's rule as the counting loop applies it: to the due columns still empty, all of
+// them. Due columns are those with no free cell below the row (due_columns in
+// src/plan.rs), so they stay due in every row after: when two are late, a queen in one
+// leaves the other late in the next row, where it has no cell, and the branch ends there,
+// one row later. Counts are the same and the loop is 3 instructions shorter (65 -> 62;
+// 61 with the row from the columns taken and the unconditional push); H100, scripts/
+// kernel-ab.sh, median of 7: kernel time empty 19x19 with symmetry 0.145 -> 0.131 s, 20x20
+// 1.246 -> 1.143 s. The expansion keeps narrowed, whose prefixes the host counts the same
+// way.
+__device__ __forceinline__ unsigned int narrowed_late(unsigned int avail, unsigned int late) {
+    return late ? (avail & late) : avail;
+}
+
 // A row's free cells not attacked by cols, ld and rd; with DUE, narrowed to its due column.
 template <bool DUE>
 __device__ __forceinline__ unsigned int next_cells(uint4 row, unsigned int cols, unsigned int ld, unsigned int rd) {
@@ -126,10 +139,6 @@ __device__ __forceinline__ void count_all(
     double nodes = 0.0;
     unsigned long long sub = 0, weight = 0;     // current prefix's count and weight
     const uint4* rows = rows_all;
-    // The due-column loop keeps its row in a register; the others count it from the
-    // columns taken when they need it, which took 2 loop instructions out of 61 (in the
-    // due-column loop it cost a move).
-    int row = depth;
     unsigned int avail = 0, cols = 0, ld = 0, rd = 0;
     unsigned int uniform_cells = 0;             // UNIFORM: every row's free cells below the prefix
     // This thread's next free stack entry; moving it by `stride` instead of indexing
@@ -166,7 +175,6 @@ __device__ __forceinline__ void count_all(
                 rows = rows_all + (size_t)p.board * n;
                 weight = weights[p.board];
                 cols = p.cols; ld = p.ld; rd = p.rd;
-                row = depth;
                 if (depth + 2 >= n) {
                     // Within two rows of the end: nothing to search.
                     const unsigned int occ = cols | ld | rd;
@@ -175,19 +183,17 @@ __device__ __forceinline__ void count_all(
                     else sub = last_two_rows(rows[depth].x & ~occ, rows[depth].z & ~(cols | (ld << 1) | (rd >> 1)));
                     continue;
                 }
-                if (UNIFORM) uniform_cells = rows[row].x;
-                avail = next_cells<DUE>(rows[row], cols, ld, rd);
+                if (UNIFORM) uniform_cells = rows[depth].x;
+                avail = next_cells<DUE>(rows[depth], cols, ld, rd);
             } while (avail == 0);
             if (done) break;
         }
         if (avail == 0) {
             // Only rows with cells left are kept, so one step up always lands on a cell
-            // to try: no lane loops back up several rows while the others wait. Each
-            // filled row holds one queen, so the row is the number of columns taken.
+            // to try: no lane loops back up several rows while the others wait.
             sp -= stride;
             const uint4 s = stack_load(sp);
             avail = s.x; cols = s.y; ld = s.z; rd = s.w;
-            if (DUE) row = __popc(cols);
         }
         // Lowest set bit: two's complement leaves only it in common with avail.
         const unsigned int bit = avail & (0u - avail);
@@ -197,11 +203,11 @@ __device__ __forceinline__ void count_all(
         // The next two rows' cells after this queen: at row n-3 they are the last two
         // rows, counted in closed form; above it, the next row's cells and a look-ahead.
         // One load brings the next three rows.
-        const int next_row = DUE ? row + 1 : (int)__popc(nc);
-        // Spelt apart for the due-column loop: as rows + next_row there, ptxas spent two
-        // more moves on it.
-        const uint4* below = DUE ? rows + row + 1 : rows + next_row;
-        const uint4 r1 = UNIFORM ? make_uint4(uniform_cells, 0u, uniform_cells, uniform_cells) : row_load(below);
+        // Each filled row holds one queen, so the next row is the number of columns taken:
+        // no row counter to keep, which took 2 loop instructions out of 61 plain and 1 of
+        // 62 with due columns.
+        const int next_row = (int)__popc(nc);
+        const uint4 r1 = UNIFORM ? make_uint4(uniform_cells, 0u, uniform_cells, uniform_cells) : row_load(rows + next_row);
         const unsigned int x1 = r1.x & ~(nc | nl | nr);
         const unsigned int m2 = r1.z & ~(nc | (nl << 1) | (nr >> 1));
         if (next_row == last2) {
@@ -220,27 +226,20 @@ __device__ __forceinline__ void count_all(
         // one that backed up furthest (ncu, empty 17x17 plain: 4.2 passes of that loop per
         // placed queen, 4.7 of 32 lanes active in them). H100 kernel time without them:
         // empty 19x19 1.46 s -> 1.35 s plain, 0.34 s -> 0.31 s with symmetry.
-        if (DUE) {
-            if (avail != 0) {
-                stack_store(sp, make_uint4(avail, cols, ld, rd));
-                sp += stride;
-            }
-        } else {
-            // Written always and kept only with cells left: no branch. Within bounds, since
-            // a step down comes from row n-4 at most, with at most n-4-depth rows kept. H100
-            // kernel time 4% lower plain (empty 19x19 0.996 s -> 0.954 s, stress 0.361 s ->
-            // 0.348 s); in the due-column kernel it was 1 to 2% higher, so that one branches.
-            stack_store(sp, make_uint4(avail, cols, ld, rd));
-            const bool keep = avail != 0;
-            sp += keep ? stride : 0u;
-        }
-        if (DUE) ++row;
+        // Written always and kept only with cells left: no branch. Within bounds, since a
+        // step down comes from row n-4 at most, with at most n-4-depth rows kept. H100
+        // kernel time 4% lower plain (empty 19x19 0.996 s -> 0.954 s, stress 0.361 s ->
+        // 0.348 s). The due-column loop branched here while it was longer; now the same
+        // either way (see narrowed_late).
+        stack_store(sp, make_uint4(avail, cols, ld, rd));
+        const bool keep = avail != 0;
+        sp += keep ? stride : 0u;
         cols = nc; ld = nl; rd = nr;
         // The next row's cells are x1; narrowing them, rather than reading the row again
         // through next_cells, took 3 to 11% off the due-column kernel's time on the H100
         // (empty 19x19 and 20x20 with symmetry, two runs: 0.210 -> 0.187 s and 0.215 ->
         // 0.207 s, 1.571 -> 1.499 s and 1.578 -> 1.524 s).
-        avail = DUE ? narrowed(x1, r1.y & ~cols) : x1;
+        avail = DUE ? narrowed_late(x1, r1.y & ~cols) : x1;
     }
 
     // Reduction: warp shuffles, then one atomic per warp into the totals.
