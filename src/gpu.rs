@@ -19,7 +19,9 @@ use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
 use crate::prefix::{self, Deeper, Prefix, Prefixes};
+use memory::Buffer;
 
+mod memory;
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
@@ -259,7 +261,8 @@ impl Gpu {
         let batches = prefix::batches(deeper, batch_cap(deeper.total(), devices.len()));
         let largest = batches.iter().map(|r| deeper.per_root[r.clone()].iter().sum::<u64>()).max().unwrap_or(0);
         let largest_batch = u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
-        let work = Work { plan, base, deeper, entry_point, rows: row_windows(plan), batches, largest_batch, next_batch: AtomicUsize::new(0) };
+        let most_roots = batches.iter().map(|r| r.len()).max().unwrap_or(0);
+        let work = Work { plan, base, deeper, entry_point, rows: row_windows(plan), batches, largest_batch, most_roots, next_batch: AtomicUsize::new(0) };
         std::thread::scope(|scope| {
             let workers: Vec<_> = devices
                 .iter()
@@ -299,6 +302,7 @@ impl Gpu {
 impl Device {
     fn open(ordinal: usize) -> Result<Device, GpuError> {
         let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice(format!("device {ordinal}: {e}")))?;
+        memory::untracked(&ctx);
         let name = ctx.name().map_err(driver_err)?;
         let multiprocessors = ctx
             .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
@@ -312,13 +316,14 @@ impl Device {
     fn run(&self, s: &Arc<CudaStream>, work: &Work, ctl: &Control) -> Result<StreamTally, GpuCountError> {
         s.context().bind_to_thread().map_err(driver_err)?;
         let (plan, deeper) = (work.plan, work.deeper);
-        let rows_dev = s.clone_htod(&work.rows).map_err(driver_err)?;
-        let weights_dev = s.clone_htod(&plan.weights).map_err(driver_err)?;
-        let roots_dev = s.clone_htod(&work.base.items).map_err(driver_err)?;
-        let mut prefixes_dev = s.alloc_zeros::<Prefix>(work.largest_batch.max(1) as usize).map_err(driver_err)?;
-        let mut totals = s.alloc_zeros::<u64>(2).map_err(driver_err)?;
-        let mut next = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
-        let mut mismatches = s.alloc_zeros::<u32>(1).map_err(driver_err)?;
+        let rows_dev = Buffer::copied(s, &work.rows).map_err(driver_err)?;
+        let weights_dev = Buffer::copied(s, &plan.weights).map_err(driver_err)?;
+        let roots_dev = Buffer::copied(s, &work.base.items).map_err(driver_err)?;
+        let mut prefixes_dev = Buffer::<Prefix>::zeroed(s, work.largest_batch as usize).map_err(driver_err)?;
+        let mut offsets_dev = Buffer::<u32>::zeroed(s, work.most_roots + 1).map_err(driver_err)?;
+        let mut totals = Buffer::<u64>::zeroed(s, 2).map_err(driver_err)?;
+        let mut next = Buffer::<u32>::zeroed(s, 1).map_err(driver_err)?;
+        let mut mismatches = Buffer::<u32>::zeroed(s, 1).map_err(driver_err)?;
         let depth = work.base.depth + deeper.extra;
         let kernel = &self.kernels[work.entry_point.number()];
         let expand = &self.kernels[module::EXPAND];
@@ -337,19 +342,19 @@ impl Device {
             // The batch holds at most `largest_batch` prefixes, so its offsets fit in u32.
             let offsets = offsets(&deeper.per_root[roots.clone()]);
             let count = offsets[roots.len()];
-            let offsets_dev = s.clone_htod(&offsets).map_err(driver_err)?;
+            s.memcpy_htod(&offsets, &mut *offsets_dev).map_err(driver_err)?;
             let first_root = roots_dev.slice(roots.clone());
             let num_roots = roots.len() as u32;
             let mut launch = s.launch_builder(expand);
-            launch.arg(&first_root).arg(&num_roots).arg(&offsets_dev).arg(&rows_dev).arg(&n).arg(&base_depth).arg(&extra).arg(&mut prefixes_dev).arg(&mut mismatches);
-            // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `offsets`
-            // holds num_roots + 1 entries and its last, the batch's size, is at most
-            // `largest_batch`, the length of `prefixes_dev`; expand_cfg gives each thread
-            // its stack.
+            launch.arg(&first_root).arg(&num_roots).arg(&*offsets_dev).arg(&*rows_dev).arg(&n).arg(&base_depth).arg(&extra).arg(&mut *prefixes_dev).arg(&mut *mismatches);
+            // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `offsets_dev`
+            // starts with this batch's num_roots + 1 offsets, whose last, the batch's size,
+            // is at most `largest_batch`, the length of `prefixes_dev`; expand_cfg gives
+            // each thread its stack.
             unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(driver_err)?;
-            s.memset_zeros(&mut next).map_err(driver_err)?;
+            s.memset_zeros(&mut *next).map_err(driver_err)?;
             let mut launch = s.launch_builder(kernel);
-            launch.arg(&prefixes_dev).arg(&count).arg(&rows_dev).arg(&weights_dev).arg(&n).arg(&depth).arg(&mut next).arg(&mut totals).arg(&stack_stride);
+            launch.arg(&*prefixes_dev).arg(&count).arg(&*rows_dev).arg(&*weights_dev).arg(&n).arg(&depth).arg(&mut *next).arg(&mut *totals).arg(&stack_stride);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
             // every buffer holds as many elements as the kernel is told.
             unsafe { launch.launch(cfg) }.map_err(driver_err)?;
@@ -358,10 +363,10 @@ impl Device {
             prefixes += u64::from(count);
             ctl.advance(u64::from(count));
         }
-        if s.clone_dtoh(&mismatches).map_err(driver_err)?[0] != 0 {
+        if s.clone_dtoh(&*mismatches).map_err(driver_err)?[0] != 0 {
             return Err(GpuError::Driver("the device made other prefixes than the host counted (a bug in nqueen)".into()).into());
         }
-        let t = s.clone_dtoh(&totals).map_err(driver_err)?;
+        let t = s.clone_dtoh(&*totals).map_err(driver_err)?;
         Ok(StreamTally { tally: Tally { solutions: t[0], nodes: t[1] }, prefixes, busy })
     }
 }
@@ -396,6 +401,8 @@ struct Work<'a> {
     batches: Vec<Range<usize>>,
     /// The most prefixes in one batch: every stream's buffer holds that many.
     largest_batch: u32,
+    /// The most roots in one batch: every stream's buffer of offsets holds one more.
+    most_roots: usize,
     next_batch: AtomicUsize,
 }
 
