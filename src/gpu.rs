@@ -144,17 +144,20 @@ const STREAMS_PER_DEVICE: usize = 2;
 /// ("connections") to set up per context; by default 8.
 const CONNECTIONS_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 
-/// Asks the CUDA driver for one hardware queue per stream nqueen uses, unless the user
-/// chose a number: the default 8 made each context start about 0.15 s later. H100,
-/// `--backend gpu` on empty 16x16 (a run that is nearly all start-up), median of 5: 0.319 s
-/// with 8, 0.324 s with 4, 0.152 s with 2, 0.138 s with 1 (with which the two streams
-/// would wait on each other); in another run, 0.68 s with 32.
+/// Asks the CUDA driver for one hardware queue per context, unless the user chose a
+/// number: each queue costs context creation time. H100, `--backend gpu` on empty 16x16 (a
+/// run that is nearly all start-up), median of 5: 0.319 s with the default 8, 0.324 s
+/// with 4, 0.152 s with 2, 0.138 s with 1; in another run, 0.68 s with 32. The two streams
+/// share the one queue without waiting on each other: spaced single runs, median of 5,
+/// with 2 queues and with 1, kernel times alike (empty 20x20 plain 5.525 and 5.526 s):
+/// empty 17x17 0.200 -> 0.188 s, 19x19 0.335 -> 0.321 s, 20x20 1.338 -> 1.308 s (with
+/// symmetry); empty 19x19 plain 0.900 -> 0.874 s; density_19_10 0.345 -> 0.337 s.
 ///
 /// It sets an environment variable, which is safe only while no other thread may read the
 /// environment: call it first thing in `main`.
 pub fn ask_for_few_queues() {
     if std::env::var_os(CONNECTIONS_VARIABLE).is_none() {
-        std::env::set_var(CONNECTIONS_VARIABLE, STREAMS_PER_DEVICE.to_string());
+        std::env::set_var(CONNECTIONS_VARIABLE, "1");
     }
 }
 

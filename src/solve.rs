@@ -50,7 +50,7 @@ pub struct Options {
 pub const AUTO_GPU_SECONDS: f64 = 0.05;
 /// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
 /// opening (H100: cuInit 0.10 s, then the context 0.12 s, when the driver set up 8
-/// hardware queues). With 2 queues the wait is 0.08 to 0.13 s (about 0.2 s while the
+/// hardware queues). With 1 or 2 the wait is 0.08 to 0.13 s (about 0.2 s while the
 /// previous run's teardown is still going on), but 0.10 here sent mirror_17, empty_17 and
 /// density_18_20 to the GPU and made them slower (H100, auto, median of 5: 0.215, 0.281
 /// and 0.233 s against 0.213, 0.216 and 0.194 s), so the margin stays.
