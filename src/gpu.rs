@@ -19,12 +19,15 @@ use crate::control::{Control, Interrupted};
 use crate::cpu::Tally;
 use crate::plan::Plan;
 use crate::prefix::{self, Deeper, Prefix, Prefixes};
+use launch::{expand_cfg, offsets, STACK_ENTRY};
 use memory::Buffer;
 
+mod launch;
 mod memory;
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
+pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
 /// The most prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with
@@ -67,13 +70,6 @@ const SHARED_NODES: f64 = 2e11;
 const BATCHES_PER_DEVICE: u64 = 16;
 /// The smallest batch worth a launch when several devices share the work.
 const MIN_SHARED_BATCH: usize = 64 << 10;
-/// Threads per block, unless the stack in shared memory needs a smaller block.
-const BLOCK: u32 = 128;
-/// Threads per block of expand_prefixes (its `__launch_bounds__`), each with a 16-byte
-/// stack entry per row it expands but the last: at most 29 rows, within 48 KB.
-const EXPAND_BLOCK: u32 = 64;
-/// Shared memory a block may use without raising the kernel's limit.
-const SHARED_LIMIT: usize = 48 * 1024;
 
 // SAFETY: `Prefix` is `repr(C)` of four `u32`s, exactly the kernel's `struct Prefix`.
 unsafe impl DeviceRepr for Prefix {}
@@ -379,25 +375,6 @@ impl Device {
     }
 }
 
-/// How expand_prefixes is launched on `roots` roots expanding `extra` rows each.
-fn expand_cfg(roots: u32, extra: usize) -> LaunchConfig {
-    let shared = EXPAND_BLOCK as usize * extra.saturating_sub(1) * STACK_ENTRY;
-    LaunchConfig { grid_dim: (roots.div_ceil(EXPAND_BLOCK), 1, 1), block_dim: (EXPAND_BLOCK, 1, 1), shared_mem_bytes: shared as u32 }
-}
-
-/// Where each root's prefixes start in a batch of roots that make `per_root` prefixes
-/// each, and at the end the batch's size (which the caller knows fits in u32).
-fn offsets(per_root: &[u64]) -> Vec<u32> {
-    let mut at = 0u32;
-    let mut offsets = Vec::with_capacity(per_root.len() + 1);
-    offsets.push(at);
-    for &k in per_root {
-        at += k as u32;
-        offsets.push(at);
-    }
-    offsets
-}
-
 /// What every stream of a count shares: the plan, its roots and their batches, the entry
 /// point that counts them, and the next batch no stream has taken yet.
 struct Work<'a> {
@@ -413,22 +390,6 @@ struct Work<'a> {
     /// offsets one more.
     most_roots: usize,
     next_batch: AtomicUsize,
-}
-
-/// Every board's rows as the kernel reads them, one 16-byte window a row: row r's free
-/// cells and due columns, then rows r+1 and r+2's free cells (none past the last row).
-pub fn row_windows(plan: &Plan) -> Vec<u32> {
-    // A queen placed in row r-1 needs all four, and one 16-byte load brings them instead
-    // of three (H100 kernel time, median of 5: 1 to 2% lower on every benchmark board,
-    // e.g. empty 20x20 with symmetry 1.372 -> 1.347 s).
-    let mut windows = Vec::with_capacity(plan.boards.len() * plan.n * 4);
-    for (free, due) in plan.boards.iter().zip(&plan.due) {
-        let below = |r: usize| free.get(r).copied().unwrap_or(0);
-        for r in 0..plan.n {
-            windows.extend([free[r], due[r], below(r + 1), below(r + 2)]);
-        }
-    }
-    windows
 }
 
 /// What one stream counted, and when it had a batch in flight.
@@ -464,23 +425,9 @@ fn batch_cap(total: u64, devices: usize) -> usize {
     (share as usize).clamp(MIN_SHARED_BATCH, BATCH_CAP)
 }
 
-/// Bytes of one stack entry in the kernel: a row's cells left, columns and diagonals.
-const STACK_ENTRY: usize = 16;
-
-/// Threads per block and shared bytes per block for prefixes at `depth` on an `n` board:
-/// each thread keeps one 16-byte stack entry per row it searches above the last two.
-pub fn block_shape(n: usize, depth: usize) -> (u32, usize) {
-    let levels = n.saturating_sub(depth + 3).max(1);
-    let per_thread = levels * STACK_ENTRY;
-    let fit = (SHARED_LIMIT / per_thread) as u32 / 32 * 32;
-    let block = BLOCK.min(fit).max(32);
-    (block, block as usize * per_thread)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
 
     #[test]
     fn overlapping_spans_count_once() {
@@ -489,43 +436,6 @@ mod tests {
         assert_eq!(covered(vec![]), Duration::ZERO);
         assert_eq!(covered(vec![(at(0), at(10)), (at(5), at(15)), (at(20), at(30)), (at(22), at(25))]), Duration::from_millis(25));
         assert_eq!(covered(vec![(at(20), at(30)), (at(0), at(40))]), Duration::from_millis(40));
-    }
-
-    #[test]
-    fn each_rows_window_holds_it_and_the_two_below() {
-        let board = Board::from_rows(4, vec![0b1110, 0b1111, 0b1011, 0b0111]).expect("a 4x4 board");
-        let mut plan = Plan::plain(&board);
-        plan.due[0] = vec![1, 2, 4, 8];
-        let (f, d) = (&plan.boards[0], &plan.due[0]);
-        assert_eq!(
-            row_windows(&plan),
-            [[f[0], d[0], f[1], f[2]], [f[1], d[1], f[2], f[3]], [f[2], d[2], f[3], 0], [f[3], d[3], 0, 0]].concat()
-        );
-    }
-
-    #[test]
-    fn expansions_stay_within_shared_memory() {
-        // Expansions stop three rows from the end of a board of at most 32 rows.
-        assert!(expand_cfg(1000, 29).shared_mem_bytes as usize <= SHARED_LIMIT);
-        assert_eq!(expand_cfg(1000, 0).shared_mem_bytes, 0);
-        assert_eq!(expand_cfg(129, 3).grid_dim.0, 3);
-    }
-
-    #[test]
-    fn each_roots_prefixes_start_where_the_ones_before_end() {
-        assert_eq!(offsets(&[3, 0, 5, 1]), [0, 3, 3, 8, 9]);
-        assert_eq!(offsets(&[]), [0]);
-    }
-
-    #[test]
-    fn block_shape_keeps_the_stack_within_shared_memory() {
-        for n in 1..=32 {
-            for depth in 0..=n {
-                let (block, shared) = block_shape(n, depth);
-                assert!(block >= 32 && block % 32 == 0 && block <= BLOCK);
-                assert!(shared <= SHARED_LIMIT, "n={n} depth={depth}");
-            }
-        }
     }
 
     #[test]
