@@ -115,7 +115,7 @@ __device__ __forceinline__ void count_all(
     const Prefix* __restrict__ prefixes,
     unsigned int num_prefixes,
     // Board b's row r at [b * n + r]: its free cells and due columns, then the free cells of
-    // rows r+1 and r+2 (see row_windows in src/gpu.rs).
+    // rows r+1 and r+2 (see row_windows in src/gpu/launch.rs).
     const uint4* __restrict__ rows_all,
     const unsigned long long* __restrict__ weights,
     int n,

@@ -1,8 +1,8 @@
 // Runs kernels/count.cu on the CPU, one emulated thread at a time, so that the kernel's
 // search can be checked where there is no GPU (tests/kernel_on_cpu.rs builds and drives it).
 // Reads from stdin: n depth boards, each board's n row windows as the kernel reads them
-// (free, due, the next two rows' free: see row_windows in src/gpu.rs), the weights, the
-// entry point (0 count_prefixes, 1 count_prefixes_due, 2 count_prefixes_uniform), the rows
+// (free, due, the next two rows' free: see row_windows in src/gpu/launch.rs), the weights,
+// the entry point (0 count_prefixes, 1 count_prefixes_due, 2 count_prefixes_uniform), the rows
 // to expand the roots by, whether to print the expanded prefixes (0 or 1), the root count,
 // then each root as board cols ld rd and how many prefixes it expands to. Expands the roots
 // with expand_prefixes, counts the result, and prints the weighted solutions, the nodes
