@@ -1,6 +1,7 @@
 //! The program's whole job: read every input, answer every case as soon as it is counted,
 //! and report the first bad input with where it is and what was expected.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -52,9 +53,9 @@ pub struct Config {
 }
 
 /// Runs the whole job with `solver` (made from `config.solve`), writing answers to `out`
-/// and diagnostics to stderr; returns the exit status. An interrupted run returns 128 plus
-/// the signal's number.
-pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write) -> i32 {
+/// and diagnostics (errors, warnings, `--stats`) to `err`; returns the exit status. An
+/// interrupted run returns 128 plus the signal's number.
+pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut status = EXIT_OK;
     for input in &config.inputs {
         let reader: Box<dyn BufRead> = match input {
@@ -62,13 +63,13 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
             Input::File(path) => match File::open(path) {
                 Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
                 Err(e) => {
-                    eprintln!("nqueen: {}: {e}", path.display());
+                    say(err, format_args!("{}: {e}", path.display()));
                     status = EXIT_BAD_INPUT;
                     continue;
                 }
             },
         };
-        match answer_all(reader, &input.name(), config, solver, ctl, out) {
+        match answer_all(reader, &input.name(), config, solver, ctl, out, err) {
             Ok(true) => {}
             Ok(false) => status = EXIT_BAD_INPUT,
             Err(Stop::Status(code)) => return code,
@@ -78,7 +79,7 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     // Asked for the GPU and never needed it (no boards): still say when there is none.
     if config.solve.backend == BackendChoice::Gpu {
         if let Err(e) = solver.gpu() {
-            eprintln!("nqueen: --backend gpu: {e}");
+            say(err, format_args!("--backend gpu: {e}"));
             return EXIT_NO_GPU;
         }
     }
@@ -101,13 +102,14 @@ fn answer_all(
     solver: &mut Solver,
     ctl: &Arc<Control>,
     out: &mut impl Write,
+    err: &mut impl Write,
 ) -> Result<bool, Stop> {
     for (i, board) in Parser::new(reader).enumerate() {
         let case = i + 1;
         let board = match board {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("nqueen: {name}: {e}");
+                say(err, format_args!("{name}: {e}"));
                 return Ok(false);
             }
         };
@@ -119,22 +121,31 @@ fn answer_all(
             Ok(r) => r,
             Err(SolveError::Interrupted) => return Err(Stop::Status(128 + ctl.signal().unwrap_or(2))),
             Err(SolveError::Gpu(e)) => {
-                eprintln!("nqueen: --backend gpu: {name}: case {case}: {e}");
+                say(err, format_args!("--backend gpu: {name}: case {case}: {e}"));
                 return Err(Stop::Status(EXIT_NO_GPU));
             }
         };
+        for warning in &report.warnings {
+            say(err, format_args!("warning: {warning}"));
+        }
         // One write per line, flushed at once, so a later failure loses nothing.
         let line = format!("Case {case}: {}\n", report.count);
         if let Err(e) = out.write_all(line.as_bytes()).and_then(|_| out.flush()) {
             if e.kind() == io::ErrorKind::BrokenPipe {
                 return Err(Stop::Quiet);
             }
-            eprintln!("nqueen: cannot write the answers: {e}");
+            say(err, format_args!("cannot write the answers: {e}"));
             return Err(Stop::Status(EXIT_BAD_INPUT));
         }
         if config.stats {
-            eprintln!("nqueen: {name}: case {case}: {report}");
+            say(err, format_args!("{name}: case {case}: {report}"));
         }
     }
     Ok(true)
+}
+
+/// Writes one diagnostic line to `err`. A diagnostic that cannot be written has nowhere
+/// else to go, so a failure here is ignored.
+fn say(err: &mut impl Write, message: fmt::Arguments<'_>) {
+    let _ = writeln!(err, "nqueen: {message}");
 }

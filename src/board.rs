@@ -1,4 +1,6 @@
-//! A square board with obstacles, stored as one bit mask of free cells per row.
+//! A square board with obstacles, stored as one bit mask of free cells per row, and the
+//! primitives every search applies to such rows: the cells left for the next queen, and the
+//! columns that must be filled by a given row.
 
 use crate::symmetry::Sym;
 
@@ -92,6 +94,46 @@ pub fn full_mask(n: usize) -> Option<u32> {
     (1..=MAX_N).contains(&n).then(|| u32::MAX >> (MAX_N - n))
 }
 
+/// The cells of a row where the next queen may go: `free` cells not attacked by `cols`,
+/// `ld` and `rd`, narrowed to the one column in `due` (columns that must be filled by this
+/// row) still empty, and to none when two or more of them are still empty.
+#[inline(always)]
+pub fn next_cells(free: u32, due: u32, cols: u32, ld: u32, rd: u32) -> u32 {
+    let avail = free & !(cols | ld | rd);
+    let late = due & !cols;
+    if late == 0 {
+        avail
+    } else if late & (late - 1) == 0 {
+        avail & late
+    } else {
+        0
+    }
+}
+
+/// For each row `r`, the columns whose last free cell is in row `r` or above: every
+/// solution has a queen in each of them once rows `0..=r` are filled. Symmetry splits
+/// make these bite early (the side columns' queens must lie in a middle band of rows), and
+/// so do obstacles low in a column; the searches use them to cut a branch as soon as a
+/// column can no longer be filled, instead of failing rows later.
+pub fn due_columns(rows: &[u32]) -> Vec<u32> {
+    let all = full_mask(rows.len()).unwrap_or(u32::MAX);
+    let mut open_below = 0u32;
+    let mut due = vec![0; rows.len()];
+    for r in (0..rows.len()).rev() {
+        due[r] = all & !open_below;
+        open_below |= rows[r];
+    }
+    due
+}
+
+/// Whether a search from row `from` on must look at the due columns `due`: only when some
+/// column falls due above row n-3. The last two rows are counted in closed form, and a
+/// column due at row n-3 would only narrow that row, whose wrong queens the closed form
+/// counts as 0 anyway, so checking it costs more than it saves.
+pub fn due_matters(due: &[u32], from: usize) -> bool {
+    due.get(from..due.len().saturating_sub(3)).is_some_and(|d| d.iter().any(|&d| d != 0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,5 +159,28 @@ mod tests {
         let b = Board::from_fn(3, |r, c| (r + c) % 2 == 0).unwrap();
         assert_eq!(b.to_text(), "3\n.*.\n*.*\n.*.\n");
         assert_eq!(b.obstacles(), 4);
+    }
+
+    #[test]
+    fn one_late_column_is_forced_and_two_end_the_branch() {
+        let free = 0b1111_0000;
+        assert_eq!(next_cells(free, 0, 0b1000_0000, 0, 0), 0b0111_0000);
+        assert_eq!(next_cells(free, 0b0100_0000, 0b1000_0000, 0, 0), 0b0100_0000);
+        assert_eq!(next_cells(free, 0b1100_0000, 0b1000_0000, 0, 0), 0b0100_0000);
+        assert_eq!(next_cells(free, 0b0110_0000, 0b1000_0000, 0, 0), 0);
+        // A late column that is attacked or blocked leaves nowhere to go.
+        assert_eq!(next_cells(free, 0b0000_0001, 0, 0, 0), 0);
+    }
+
+    #[test]
+    fn columns_fall_due_at_their_last_free_row() {
+        // Column 0 is blocked in the last two rows, column 2 everywhere.
+        let b = Board::from_fn(4, |r, c| c != 2 && !(c == 0 && r >= 2)).unwrap();
+        assert_eq!(due_columns(b.rows()), vec![0b0100, 0b0101, 0b0101, 0b1111]);
+        assert!(due_matters(&due_columns(b.rows()), 0));
+        assert!(!due_matters(&due_columns(Board::empty(9).unwrap().rows()), 0));
+        // A column whose last free cell is in row n-4 matters; one in row n-3 does not.
+        assert!(due_matters(&due_columns(Board::from_fn(6, |r, c| !(c == 0 && r >= 3)).unwrap().rows()), 0));
+        assert!(!due_matters(&due_columns(Board::from_fn(6, |r, c| !(c == 0 && r >= 4)).unwrap().rows()), 0));
     }
 }

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits};
 
 use crate::control::{Control, Interrupted};
-use crate::cpu::Tally;
 use crate::plan::Plan;
 use crate::prefix::{self, Deeper, Prefix, Prefixes};
+use crate::tally::Tally;
 use launch::{expand_cfg, offsets, STACK_ENTRY};
 use memory::Buffer;
 

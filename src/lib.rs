@@ -22,12 +22,13 @@ pub mod app;
 pub mod board;
 pub mod control;
 pub mod cpu;
+pub mod estimate;
 pub mod gpu;
-#[cfg(target_arch = "x86_64")]
-pub mod lanes;
 pub mod parse;
 pub mod plan;
 pub mod prefix;
 pub mod progress;
+pub mod rng;
 pub mod solve;
 pub mod symmetry;
+pub mod tally;

@@ -4,8 +4,8 @@
 
 use rayon::prelude::*;
 
-use crate::board::Board;
-use crate::prefix::{next_cells, Prefix};
+use crate::board::{due_columns, due_matters, Board};
+use crate::estimate;
 use crate::symmetry::{self, Sym};
 
 /// The boards to count and their weights: the case's answer is `sum(weight * count(board))`.
@@ -16,7 +16,7 @@ pub struct Plan {
     /// Row masks of each board to count.
     pub boards: Vec<Vec<u32>>,
     /// Per board, per row: the columns that must hold a queen once that row is filled
-    /// (see [`due_columns`]).
+    /// (see [`crate::board::due_columns`]).
     pub due: Vec<Vec<u32>>,
     /// How many solutions each solution of the matching board stands for.
     pub weights: Vec<u64>,
@@ -66,7 +66,7 @@ impl Plan {
     }
 
     /// Whether a search from row `from` must look at the due columns of some board: see
-    /// [`due_matters`].
+    /// [`crate::board::due_matters`].
     pub fn any_due(&self, from: usize) -> bool {
         self.due.iter().any(|d| due_matters(d, from))
     }
@@ -85,7 +85,7 @@ impl Plan {
     /// The board as it is, like [`Plan::plain`], with a quick estimate of its tree (for
     /// the number of prefixes).
     pub fn as_is(board: &Board) -> Plan {
-        Plan { expected_nodes: Some(estimated_tree(board.rows(), QUICK_DIVES)), ..Plan::plain(board) }
+        Plan { expected_nodes: Some(estimate::tree(board.rows(), QUICK_DIVES)), ..Plan::plain(board) }
     }
 
     /// The plan to count `board` by, given its [`Plan::as_is`]: [`Plan::optimized`] where
@@ -146,7 +146,7 @@ impl Plan {
 /// are left as they are: many small ones would cost more planning than they save (empty
 /// 17x17, 2 local threads: 1.35 s -> 1.13 s, of which planning 0.02 s).
 fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
-    let sizes: Vec<f64> = boards.par_iter().map(|rows| estimated_tree(rows, SPLIT_DIVES)).collect();
+    let sizes: Vec<f64> = boards.par_iter().map(|rows| estimate::tree(rows, SPLIT_DIVES)).collect();
     let worth = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64 / 16.0;
     boards
         .par_iter()
@@ -161,7 +161,7 @@ fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
             // the looks there are.
             for g in [Sym::Rot90, Sym::Rot180, Sym::Rot270] {
                 let turned = board.transformed(g).rows().to_vec();
-                let size = estimated_tree(&turned, SPLIT_DIVES);
+                let size = estimate::tree(&turned, SPLIT_DIVES);
                 if size < best.0 {
                     best = (size, turned);
                 }
@@ -169,31 +169,6 @@ fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
             best.1
         })
         .collect()
-}
-
-/// Whether a search from row `from` on must look at the due columns `due`: only when some
-/// column falls due above row n-3. The last two rows are counted in closed form, and a
-/// column due at row n-3 would only narrow that row, whose wrong queens the closed form
-/// counts as 0 anyway: checking it cost more than it saved (density_18_20, local, 2 threads:
-/// 2.47 s with the check, 2.14 s without, 0.6% more nodes).
-pub fn due_matters(due: &[u32], from: usize) -> bool {
-    due.get(from..due.len().saturating_sub(3)).is_some_and(|d| d.iter().any(|&d| d != 0))
-}
-
-/// For each row `r`, the columns whose last free cell is in row `r` or above: every
-/// solution has a queen in each of them once rows `0..=r` are filled. Symmetry splits
-/// make these bite early (the side columns' queens must lie in a middle band of rows), and
-/// so do obstacles low in a column; the search uses them to cut a branch as soon as a
-/// column can no longer be filled, instead of failing rows later.
-pub fn due_columns(rows: &[u32]) -> Vec<u32> {
-    let all = crate::board::full_mask(rows.len()).unwrap_or(u32::MAX);
-    let mut open_below = 0u32;
-    let mut due = vec![0; rows.len()];
-    for r in (0..rows.len()).rev() {
-        due[r] = all & !open_below;
-        open_below |= rows[r];
-    }
-    due
 }
 
 /// The part of `group` worth using. Symmetries that carry the bottom row onto the top one,
@@ -232,76 +207,13 @@ fn best_orientation(board: &Board) -> (Sym, f64) {
             continue;
         }
         let gain = expected_gain(&useful_subgroup(&symmetry::invariant_group(&oriented)));
-        let score = estimated_tree(oriented.rows(), PROBE_DIVES) / gain;
+        let score = estimate::tree(oriented.rows(), PROBE_DIVES) / gain;
         seen.push(oriented);
         if score < best.0 {
             best = (score, g);
         }
     }
     (best.1, best.0)
-}
-
-/// Knuth's estimate of the search tree's size: the mean, over random root-to-leaf dives,
-/// of the sum of the products of the branching factors met. Every orientation is dived
-/// with the same seeded random numbers, so that estimates compare fairly and plans repeat.
-fn estimated_tree(rows: &[u32], dives: u32) -> f64 {
-    let mut rng = Dives::new();
-    (0..dives).map(|_| rng.dive(rows, &[], &Prefix::default(), 0)).sum::<f64>() / dives as f64
-}
-
-/// Knuth's estimate of the nodes below all of `prefixes` (at row `depth` of `plan`'s
-/// boards), from `dives` dives each starting at a prefix picked at random.
-pub fn estimated_nodes(plan: &Plan, prefixes: &[Prefix], depth: usize, dives: u32) -> f64 {
-    if prefixes.is_empty() {
-        return 0.0;
-    }
-    let mut rng = Dives::new();
-    let total: f64 = (0..dives)
-        .map(|_| {
-            let p = &prefixes[rng.below(prefixes.len() as u64) as usize];
-            let b = p.board as usize;
-            rng.dive(&plan.boards[b], &plan.due[b], p, depth)
-        })
-        .sum();
-    total / dives as f64 * prefixes.len() as f64
-}
-
-/// Random dives down a search tree (xorshift64: cheap, and the same sequence every time).
-struct Dives(u64);
-
-impl Dives {
-    fn new() -> Dives {
-        Dives(0x9E37_79B9_7F4A_7C15)
-    }
-
-    /// A number in `0..k`.
-    fn below(&mut self, k: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % k
-    }
-
-    /// One dive from `p` at row `row` to a leaf, taking a random branch at each row: the
-    /// sum of the products of the branching factors met (due columns pruning, if given).
-    fn dive(&mut self, rows: &[u32], due: &[u32], p: &Prefix, row: usize) -> f64 {
-        let (mut total, mut width) = (0.0, 1.0);
-        let mut at = *p;
-        for (r, &free) in rows.iter().enumerate().skip(row) {
-            let mut avail = next_cells(free, due.get(r).copied().unwrap_or(0), at.cols, at.ld, at.rd);
-            let k = avail.count_ones();
-            if k == 0 {
-                break;
-            }
-            width *= k as f64;
-            total += width;
-            for _ in 0..self.below(k as u64) {
-                avail &= avail - 1;
-            }
-            at = at.place(avail & avail.wrapping_neg());
-        }
-        total
-    }
 }
 
 /// The board's (solutions, nodes) when its whole search tree has at most
@@ -381,27 +293,16 @@ mod tests {
         assert!(plan.group.contains(&Sym::FlipColumns), "orientation {:?} kept group {:?}", plan.orientation, plan.group);
     }
 
-    /// The exact number of nodes below `p` at row `row` of `rows`.
-    fn exact(rows: &[u32], p: Prefix, row: usize) -> f64 {
-        let mut avail = next_cells(rows.get(row).copied().unwrap_or(0), 0, p.cols, p.ld, p.rd);
+    /// The exact number of nodes of the search tree of `rows` below row `row`.
+    fn exact(rows: &[u32], row: usize, (cols, ld, rd): (u32, u32, u32)) -> f64 {
+        let mut avail = rows.get(row).copied().unwrap_or(0) & !(cols | ld | rd);
         let mut total = 0.0;
         while avail != 0 {
             let bit = avail & avail.wrapping_neg();
             avail ^= bit;
-            total += 1.0 + exact(rows, p.place(bit), row + 1);
+            total += 1.0 + exact(rows, row + 1, (cols | bit, (ld | bit) << 1, (rd | bit) >> 1));
         }
         total
-    }
-
-    #[test]
-    fn the_tree_estimate_is_close_to_the_exact_size() {
-        let board = Board::from_fn(11, |r, c| (r * 7 + c * 3) % 10 != 0).unwrap();
-        let plan = Plan::plain(&board);
-        let base = crate::prefix::expand(&plan, 50);
-        let want: f64 = base.items.iter().map(|&p| exact(board.rows(), p, base.depth)).sum();
-        let got = estimated_nodes(&plan, &base.items, base.depth, 4096);
-        assert!((got / want - 1.0).abs() < 0.2, "estimate {got} against {want}");
-        assert_eq!(estimated_nodes(&plan, &[], 0, 10), 0.0);
     }
 
     #[test]
@@ -410,24 +311,12 @@ mod tests {
         let split = symmetry::frame_split(&board, &Sym::ALL);
         let plan = Plan::symmetric(&board, Sym::Identity).turned();
         assert_eq!(plan.weights, split.iter().map(|w| w.weight).collect::<Vec<_>>());
-        let nodes = |boards: &mut dyn Iterator<Item = &[u32]>| boards.map(|rows| exact(rows, Prefix::default(), 0)).sum::<f64>();
+        let nodes = |boards: &mut dyn Iterator<Item = &[u32]>| boards.map(|rows| exact(rows, 0, (0, 0, 0))).sum::<f64>();
         let as_split = nodes(&mut split.iter().map(|w| w.board.rows()));
         let turned = nodes(&mut plan.boards.iter().map(|rows| rows.as_slice()));
         assert!(plan.turned > 0 && plan.turned < plan.boards.len(), "{} of {} boards turned", plan.turned, plan.boards.len());
         // Exact counts: 243,595 nodes as split, 166,181 with every board turned its best way.
         assert!(turned < 0.75 * as_split, "{turned} nodes turned against {as_split} as split");
-    }
-
-    #[test]
-    fn columns_fall_due_at_their_last_free_row() {
-        // Column 0 is blocked in the last two rows, column 2 everywhere.
-        let b = Board::from_fn(4, |r, c| c != 2 && !(c == 0 && r >= 2)).unwrap();
-        assert_eq!(due_columns(b.rows()), vec![0b0100, 0b0101, 0b0101, 0b1111]);
-        assert!(due_matters(&due_columns(b.rows()), 0));
-        assert!(!due_matters(&due_columns(Board::empty(9).unwrap().rows()), 0));
-        // A column whose last free cell is in row n-4 matters; one in row n-3 does not.
-        assert!(due_matters(&due_columns(Board::from_fn(6, |r, c| !(c == 0 && r >= 3)).unwrap().rows()), 0));
-        assert!(!due_matters(&due_columns(Board::from_fn(6, |r, c| !(c == 0 && r >= 4)).unwrap().rows()), 0));
     }
 
     #[test]

@@ -1,16 +1,22 @@
 //! One board in, one count out: plans the board, expands its prefixes, picks a backend and
 //! runs it. The rest of the program does not care which backend ran.
 
+mod auto;
+mod opener;
+mod report;
+
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::board::Board;
-use crate::control::{self, Control, Interrupted};
+use crate::control::{Control, Interrupted};
 use crate::cpu::{self, Schedule};
-use crate::gpu::{self, Gpu, GpuCountError, GpuError};
+use crate::gpu::{self, GpuCountError, GpuError};
 use crate::plan::{self, Plan};
-use crate::prefix::{self, Prefixes};
-use crate::symmetry::{self, Sym};
+use crate::prefix::{self, Prefix, Prefixes};
+use auto::{cpu_would_take, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
+use opener::Opener;
+pub use report::Report;
 
 /// Which counter to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -38,129 +44,12 @@ pub struct Options {
     /// Prefixes to aim for on the GPU; [`gpu::prefix_target`] of the estimated tree when `None`.
     pub gpu_prefixes: Option<usize>,
     /// Hand the GPU driver's teardown to a child process once the GPU is open (see
-    /// [`Gpu::hand_over_teardown`]): for a process that exits without dropping its solver.
+    /// [`gpu::Gpu::hand_over_teardown`]): for a process that exits without dropping its solver.
     pub quick_exit: bool,
 }
 
-/// Estimated CPU seconds above which `auto` moves a board to an open GPU: below it, the
-/// GPU's cost per board (prefixes, transfers, launches) is more than it saves. A second
-/// copy of a 17x17 or 18x18 benchmark board added 0.02 to 0.06 s on the H100 once it was
-/// open; the estimate assumes every thread runs at full speed, about twice too fast on
-/// the H100 host's 16 threads.
-pub const AUTO_GPU_SECONDS: f64 = 0.05;
-/// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
-/// opening (H100: cuInit 0.10 s, then the context 0.12 s, when the driver set up 8
-/// hardware queues). With 1 or 2 the wait is 0.08 to 0.13 s (about 0.2 s while the
-/// previous run's teardown is still going on), but 0.10 here sent mirror_17, empty_17 and
-/// density_18_20 to the GPU and made them slower (H100, auto, median of 5: 0.215, 0.281
-/// and 0.233 s against 0.213, 0.216 and 0.194 s), so the margin stays.
-const GPU_START_SECONDS: f64 = 0.25;
 /// Random dives that estimate a board's search tree before it goes to the GPU (about 1 ms).
 const ESTIMATE_DIVES: u32 = 4096;
-/// Prefixes timed on the CPU to estimate a board's cost for `auto`.
-const SAMPLE: usize = 64;
-/// Search nodes one thread gets through per second (this machine, plain and split boards
-/// of the benchmarks, AVX-512 lanes: 5e8 to 6.6e8; the scalar search: 1.3e8).
-const NODES_PER_THREAD_SECOND: f64 = 6e8;
-/// How many times fewer nodes a plan may need than its board's plain tree: the symmetry
-/// split's gain (up to about 5x) times what the orientation and the quick estimate's
-/// error may add.
-const PLANNING_CUT: f64 = 8.0;
-
-/// What happened on one board, for the answer and `--stats`.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// The number of solutions.
-    pub count: u64,
-    /// Side length.
-    pub n: usize,
-    /// Obstacle cells.
-    pub obstacles: usize,
-    /// The symmetry the board was searched through.
-    pub orientation: &'static str,
-    /// The symmetries used, by name.
-    pub group: String,
-    /// Boards in the plan (one per orbit of frames, or 1).
-    pub boards: usize,
-    /// Boards of a symmetry split searched turned (see [`Plan::turned`]).
-    pub turned: usize,
-    /// Prefixes counted and the rows they fill.
-    pub prefixes: u64,
-    /// Rows filled in each prefix.
-    pub depth: usize,
-    /// Search nodes (queens placed by the search loop).
-    pub nodes: u64,
-    /// Which backend and device ran it.
-    pub backend: String,
-    /// Wall time for the whole board.
-    pub elapsed: Duration,
-    /// Time to choose the orientation and split by symmetry.
-    pub plan_time: Duration,
-    /// Time to plan the GPU's prefixes: how many rows deeper, and how many each root makes
-    /// (the GPU makes them; the CPU's are part of `plan_time`'s sequel).
-    pub prefix_time: Duration,
-    /// Time spent waiting for the GPU to finish opening.
-    pub gpu_wait: Duration,
-    /// Time in GPU kernels and transfers, apart from start-up.
-    pub kernel_time: Option<Duration>,
-}
-
-impl Report {
-    /// A board counted whole by the planner's probe, on the calling thread.
-    fn small(board: &Board, count: u64, nodes: u64, elapsed: Duration) -> Report {
-        Report {
-            count,
-            n: board.n(),
-            obstacles: board.obstacles(),
-            orientation: Sym::Identity.name(),
-            group: symmetry::group_name(&[Sym::Identity]),
-            boards: 1,
-            turned: 0,
-            prefixes: 1,
-            depth: 0,
-            nodes,
-            backend: "cpu(probe: whole tree under the planning budget)".to_string(),
-            elapsed,
-            plan_time: elapsed,
-            prefix_time: Duration::ZERO,
-            gpu_wait: Duration::ZERO,
-            kernel_time: None,
-        }
-    }
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let secs = self.elapsed.as_secs_f64();
-        write!(
-            f,
-            "n={} obstacles={} backend={} orientation={} symmetry={} boards={} turned={} prefixes={} depth={} nodes={} time={:.3}s nodes/s={:.3e}",
-            self.n,
-            self.obstacles,
-            self.backend,
-            self.orientation,
-            self.group,
-            self.boards,
-            self.turned,
-            self.prefixes,
-            self.depth,
-            self.nodes,
-            secs,
-            self.nodes as f64 / secs.max(1e-9),
-        )?;
-        write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
-        if let Some(k) = self.kernel_time {
-            write!(
-                f,
-                " gpu-open-wait={:.3}s gpu-prefixes={:.3}s kernel={:.3}s",
-                self.gpu_wait.as_secs_f64(),
-                self.prefix_time.as_secs_f64(),
-                k.as_secs_f64()
-            )?;
-        }
-        Ok(())
-    }
-}
 
 /// Why a board was not solved.
 #[derive(Debug)]
@@ -188,60 +77,24 @@ impl From<Interrupted> for SolveError {
     }
 }
 
-/// The GPU, opened in the background (see [`Solver::open_gpu_if_needed`]) so that CUDA's
-/// start-up overlaps planning the board that needs it.
-enum GpuSlot {
-    None,
-    /// Opening on the thread, since the instant.
-    Opening(std::thread::JoinHandle<Result<Gpu, GpuError>>, Instant),
-    Ready(Gpu),
-    Unusable(GpuError),
-}
-
 /// Solves boards one after another with fixed options.
 pub struct Solver {
     options: Options,
-    gpu: GpuSlot,
+    gpu: Opener,
+    /// Whether `auto` has said why it counts on the CPU (once a run).
     warned: bool,
 }
 
 impl Solver {
     /// A solver; with `--backend gpu`, the GPU starts opening in the background at once.
     pub fn new(options: Options) -> Solver {
-        let gpu = if options.backend == BackendChoice::Gpu { open_in_background(&options) } else { GpuSlot::None };
+        let gpu = if options.backend == BackendChoice::Gpu { Opener::start(options.devices.clone(), options.quick_exit) } else { Opener::Idle };
         Solver { options, gpu, warned: false }
     }
 
-    /// For `auto`: starts opening the GPU in the background once a board's estimated tree,
-    /// `nodes` nodes that planning may still cut by `cut` times, could make the CPU sample
-    /// pick the GPU. Opening it at once for every run made runs that never used it wait at
-    /// exit, since a process cannot end while a thread is inside the driver's start-up
-    /// (H100: cuInit 0.10 s, then the context 0.12 s): fixtures/empty_1_16.in took 0.09 to
-    /// 0.17 s there against 0.06 to 0.08 s with `--backend cpu`.
-    fn open_gpu_if_needed(&mut self, nodes: Option<f64>, cut: f64) {
-        let idle = self.options.backend == BackendChoice::Auto && matches!(self.gpu, GpuSlot::None);
-        if idle && nodes.is_some_and(|e| may_need_gpu(e / cut, rayon::current_num_threads())) {
-            self.gpu = open_in_background(&self.options);
-        }
-    }
-
     /// The GPU, waiting for it to open if need be; an error when none is usable.
-    pub fn gpu(&mut self) -> Result<&Gpu, GpuError> {
-        if let GpuSlot::Opening(..) | GpuSlot::None = self.gpu {
-            let opened = match std::mem::replace(&mut self.gpu, GpuSlot::None) {
-                GpuSlot::Opening(handle, _) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
-                _ => open_gpu(&self.options),
-            };
-            self.gpu = match opened {
-                Ok(g) => GpuSlot::Ready(g),
-                Err(e) => GpuSlot::Unusable(e),
-            };
-        }
-        match &self.gpu {
-            GpuSlot::Ready(g) => Ok(g),
-            GpuSlot::Unusable(e) => Err(e.clone()),
-            GpuSlot::None | GpuSlot::Opening(..) => unreachable!("settled just above"),
-        }
+    pub fn gpu(&mut self) -> Result<&gpu::Gpu, GpuError> {
+        self.gpu.wait(self.options.devices.as_deref(), self.options.quick_exit)
     }
 
     /// Counts the solutions of `board`.
@@ -249,7 +102,15 @@ impl Solver {
         let started = Instant::now();
         if self.options.backend != BackendChoice::Gpu {
             if let Some((count, nodes)) = plan::small_count(board) {
-                return Ok(Report::small(board, count, nodes, started.elapsed()));
+                let plan = Plan::plain(board);
+                let root = Prefixes { depth: 0, items: vec![Prefix::default()] };
+                let mut report = Report::new(board, &plan, &root);
+                report.count = count;
+                report.nodes = nodes;
+                report.backend = "cpu(probe: whole tree under the planning budget)".to_string();
+                report.elapsed = started.elapsed();
+                report.plan_time = report.elapsed;
+                return Ok(report);
             }
         }
         let as_is = Plan::as_is(board);
@@ -262,25 +123,9 @@ impl Solver {
         self.open_gpu_if_needed(plan.expected_nodes, 1.0);
         let plan_time = started.elapsed();
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
-        let mut report = Report {
-            count: 0,
-            n: board.n(),
-            obstacles: board.obstacles(),
-            orientation: plan.orientation.name(),
-            group: symmetry::group_name(&plan.group),
-            boards: plan.boards.len(),
-            turned: plan.turned,
-            prefixes: base.items.len() as u64,
-            depth: base.depth,
-            nodes: 0,
-            backend: String::new(),
-            elapsed: Duration::ZERO,
-            plan_time,
-            prefix_time: Duration::ZERO,
-            gpu_wait: Duration::ZERO,
-            kernel_time: None,
-        };
-        if self.wants_gpu(&plan, &base) {
+        let mut report = Report::new(board, &plan, &base);
+        report.plan_time = plan_time;
+        if self.wants_gpu(&plan, &base, &mut report.warnings) {
             match self.count_on_gpu(&plan, &base, ctl, &mut report) {
                 Ok(true) => {
                     report.elapsed = started.elapsed();
@@ -290,8 +135,8 @@ impl Solver {
                 Err(GpuCountError::Interrupted) => return Err(SolveError::Interrupted),
                 Err(GpuCountError::Gpu(e)) if self.options.backend == BackendChoice::Gpu => return Err(SolveError::Gpu(e)),
                 Err(GpuCountError::Gpu(e)) => {
-                    eprintln!("nqueen: warning: the GPU failed, counting on the CPU instead: {e}");
-                    self.gpu = GpuSlot::Unusable(e);
+                    report.warnings.push(format!("the GPU failed, counting on the CPU instead: {e}"));
+                    self.gpu = Opener::Unusable(e);
                 }
             }
         }
@@ -305,49 +150,48 @@ impl Solver {
         Ok(report)
     }
 
+    /// For `auto`: starts opening the GPU in the background once a board's estimated tree,
+    /// `nodes` nodes that planning may still cut by `cut` times, could make the CPU sample
+    /// pick the GPU. Runs that never use the GPU do not open it, since a process cannot end
+    /// while a thread is inside the driver's start-up.
+    fn open_gpu_if_needed(&mut self, nodes: Option<f64>, cut: f64) {
+        let idle = self.options.backend == BackendChoice::Auto && self.gpu.is_idle();
+        if idle && nodes.is_some_and(|e| may_need_gpu(e / cut, rayon::current_num_threads())) {
+            self.gpu = Opener::start(self.options.devices.clone(), self.options.quick_exit);
+        }
+    }
+
     /// Whether this board goes to the GPU: always with `--backend gpu`; with `auto`, when a
     /// GPU is usable or still opening, some board's estimate was big enough to open it (see
     /// [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU would take longer
-    /// than the GPU would, its start-up included while it is still opening. The sample
-    /// alone misjudged boards near the line: 64 prefixes of a skewed tree sent mirror_17,
-    /// which 16 threads count in 0.25 s, to the GPU (0.41 s) in one lease of three.
-    fn wants_gpu(&mut self, plan: &Plan, base: &Prefixes) -> bool {
+    /// than the GPU would, its start-up included while it is still opening.
+    fn wants_gpu(&mut self, plan: &Plan, base: &Prefixes, warnings: &mut Vec<String>) -> bool {
         match self.options.backend {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
             BackendChoice::Auto => {
-                if matches!(self.gpu, GpuSlot::None | GpuSlot::Unusable(_)) {
+                if !self.gpu.may_be_usable() {
                     return false;
                 }
-                let start_up = self.opening_since().map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
+                let start_up = self.gpu.opening_since().map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
                 if !cpu_would_take(plan, base, AUTO_GPU_SECONDS + start_up) {
                     return false;
                 }
                 // A GPU still opening is waited for in count_on_gpu, after the board's GPU
-                // prefixes are planned: waiting here put that planning (0.02 to 0.04 s) after
-                // the start-up. H100, process wall time, median of 9: empty 18x18 0.419 s ->
-                // 0.402 s, empty 19x19 0.555 s -> 0.551 s.
-                self.opening_since().is_some() || self.auto_gpu_opened()
+                // prefixes are planned, so that the planning overlaps the start-up.
+                self.gpu.opening_since().is_some() || self.auto_gpu_opened(warnings)
             }
         }
     }
 
-    /// When the GPU began to open, while it still is opening.
-    fn opening_since(&self) -> Option<Instant> {
-        match &self.gpu {
-            GpuSlot::Opening(handle, since) if !handle.is_finished() => Some(*since),
-            _ => None,
-        }
-    }
-
-    /// For `auto`: whether the GPU opened, waiting for it if need be. Why it did not is said
-    /// once, unless there is simply no driver or device.
-    fn auto_gpu_opened(&mut self) -> bool {
+    /// For `auto`: whether the GPU opened, waiting for it if need be. Why it did not is
+    /// added to `warnings` once a run, unless there is simply no driver or device.
+    fn auto_gpu_opened(&mut self, warnings: &mut Vec<String>) -> bool {
         match self.gpu() {
             Ok(_) => true,
             Err(e) => {
                 if !self.warned && !matches!(e, GpuError::NoDriver | GpuError::NoDevice(_)) {
-                    eprintln!("nqueen: warning: counting on the CPU: {e}");
+                    warnings.push(format!("counting on the CPU: {e}"));
                 }
                 self.warned = true;
                 false
@@ -359,11 +203,11 @@ impl Solver {
     /// the GPU could not be opened after all.
     fn count_on_gpu(&mut self, plan: &Plan, base: &Prefixes, ctl: &Control, report: &mut Report) -> Result<bool, GpuCountError> {
         let started = Instant::now();
-        let estimated_nodes = plan::estimated_nodes(plan, &base.items, base.depth, ESTIMATE_DIVES);
+        let estimated_nodes = base.estimated_nodes(plan, ESTIMATE_DIVES);
         let target = self.options.gpu_prefixes.unwrap_or_else(|| gpu::prefix_target(estimated_nodes));
         let deeper = prefix::deeper(plan, base, target);
         report.prefix_time = started.elapsed();
-        if self.options.backend == BackendChoice::Auto && !self.auto_gpu_opened() {
+        if self.options.backend == BackendChoice::Auto && !self.auto_gpu_opened(&mut report.warnings) {
             return Ok(false);
         }
         let gpu = self.gpu()?;
@@ -380,76 +224,20 @@ impl Solver {
     }
 }
 
-/// The GPU, opening on a thread of its own.
-fn open_in_background(options: &Options) -> GpuSlot {
-    let options = options.clone();
-    GpuSlot::Opening(std::thread::spawn(move || open_gpu(&options)), Instant::now())
-}
-
-/// Opens the GPU that `options` ask for.
-fn open_gpu(options: &Options) -> Result<Gpu, GpuError> {
-    let mut gpu = Gpu::open(options.devices.as_deref())?;
-    if options.quick_exit {
-        gpu.hand_over_teardown();
-    }
-    Ok(gpu)
-}
-
-/// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
-/// `auto` to move it to a GPU still to be opened, at full speed on every thread. The
-/// estimate is rough either way, but the threads of the H100 host ran at about half that
-/// speed together, which keeps boards near the line from opening the GPU for nothing: a
-/// run that counted on the CPU still waited at exit for the GPU to finish opening (empty
-/// 17x17, which 16 threads count in 0.22 s, took 0.37 s when it opened the GPU).
-fn may_need_gpu(nodes: f64, threads: usize) -> bool {
-    nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) * NODES_PER_THREAD_SECOND * threads as f64
-}
-
-/// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
-/// even sample of its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how
-/// much faster the search the CPU would run is. Sampling stops as soon as the answer is
-/// known to be yes, within a prefix if need be: on a large board the full sample would cost
-/// more than the GPU's whole count, and one prefix alone can (empty 20x20 with symmetry:
-/// 3.1 s of sampling on the H100 host before a count of 1.7 s). The lanes themselves cannot
-/// time a sample fairly: with so few prefixes, most lanes wait for the longest one.
-fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
-    if base.depth >= plan.n || base.items.is_empty() {
-        return false;
-    }
-    let step = (base.items.len() / SAMPLE).max(1);
-    let planned = base.items.len().div_ceil(step);
-    let threads = rayon::current_num_threads() as f64;
-    let scale = base.items.len() as f64 / planned as f64 / threads / cpu::speedup_over_scalar(plan, base.depth);
-    // The sample's time, scaled, can only grow into the estimate: once it has run this
-    // long, the answer is yes.
-    let enough = Duration::try_from_secs_f64(seconds / scale).unwrap_or(Duration::MAX);
-    control::with_time_limit(enough, |ctl| {
-        let started = Instant::now();
-        base.items.iter().step_by(step).any(|p| {
-            let b = p.board as usize;
-            let counted = std::hint::black_box(cpu::count_prefix(&plan.boards[b], &plan.due[b], base.depth, p, ctl));
-            counted.is_err() || started.elapsed() >= enough
-        })
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn only_boards_that_may_be_too_big_for_the_cpu_open_the_gpu() {
-        let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
-        // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
-        assert!(!may_need_gpu(quick(15), 16));
-        assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+    fn small_boards_never_open_the_gpu_and_big_ones_do() {
         let mut solver = Solver::new(Options::default());
         solver.solve(&Board::empty(12).unwrap(), &Control::default()).unwrap();
-        assert!(matches!(solver.gpu, GpuSlot::None));
-        solver.open_gpu_if_needed(Some(quick(19)), PLANNING_CUT);
-        assert!(!matches!(solver.gpu, GpuSlot::None));
+        assert!(solver.gpu.is_idle());
+        let quick = Plan::as_is(&Board::empty(19).unwrap()).expected_nodes;
+        solver.open_gpu_if_needed(quick, PLANNING_CUT);
+        assert!(!solver.gpu.is_idle());
         let forced = Solver::new(Options { backend: BackendChoice::Gpu, ..Options::default() });
-        assert!(matches!(forced.gpu, GpuSlot::Opening(..)));
+        assert!(matches!(forced.gpu, Opener::Opening(..)));
     }
 
     #[test]
@@ -459,18 +247,22 @@ mod tests {
         let base = prefix::expand(&plan, 16);
         let mut solver = Solver::new(Options::default());
         let failing = std::thread::spawn(|| Err(GpuError::NoDevice("none here".into())));
-        solver.gpu = GpuSlot::Opening(failing, Instant::now());
-        let mut report = Report::small(&board, 0, 0, Duration::ZERO);
+        solver.gpu = Opener::Opening(failing, Instant::now());
+        let mut report = Report::new(&board, &plan, &base);
         assert!(!solver.count_on_gpu(&plan, &base, &Control::default(), &mut report).unwrap());
-        assert!(matches!(solver.gpu, GpuSlot::Unusable(GpuError::NoDevice(_))));
-        assert!(report.kernel_time.is_none());
+        assert!(matches!(solver.gpu, Opener::Unusable(GpuError::NoDevice(_))));
+        assert!(report.kernel_time.is_none() && report.warnings.is_empty());
     }
 
     #[test]
-    fn the_cpu_sample_tells_big_boards_from_small_ones() {
-        let big = Plan::plain(&Board::empty(15).unwrap());
-        assert!(cpu_would_take(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9));
-        let small = Plan::plain(&Board::empty(8).unwrap());
-        assert!(!cpu_would_take(&small, &prefix::expand(&small, 10), 10.0));
+    fn a_gpu_that_fails_for_another_reason_is_reported_once() {
+        let mut solver = Solver::new(Options::default());
+        let mut warnings = Vec::new();
+        for _ in 0..2 {
+            solver.gpu = Opener::Unusable(GpuError::Compile("a log".into()));
+            assert!(!solver.auto_gpu_opened(&mut warnings));
+        }
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("a log"));
     }
 }

@@ -26,7 +26,7 @@ pub(super) const EXPAND: usize = 3;
 pub enum EntryPoint {
     /// Reads each row's free cells from the plan's table.
     Plain = 0,
-    /// Also narrows each row to its due columns (see [`crate::plan::due_columns`]).
+    /// Also narrows each row to its due columns (see [`crate::board::due_columns`]).
     Due = 1,
     /// Keeps the one row that every row below the prefixes is (see [`Plan::uniform_from`]).
     Uniform = 2,

@@ -17,7 +17,7 @@ use std::arch::x86_64::*;
 
 use super::{Feed, Spill};
 use crate::control::{Control, Interrupted};
-use crate::cpu::Tally;
+use crate::tally::Tally;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
 

@@ -5,7 +5,7 @@ use std::arch::x86_64::*;
 
 use super::{Feed, Flat, Spill};
 use crate::control::{Control, Interrupted};
-use crate::cpu::Tally;
+use crate::tally::Tally;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
 
@@ -182,7 +182,7 @@ unsafe fn search<'a, const DUE: bool>(
         let later = _mm256_andnot_si256(_mm256_or_si256(nc, _mm256_or_si256(_mm256_slli_epi32(nl, 1), _mm256_srli_epi32(nr, 1))), after);
         let mut child = plain;
         if DUE {
-            // As prefix::next_cells: one late column left forces it, two end the branch.
+            // As board::next_cells: one late column left forces it, two end the branch.
             let due = _mm256_i32gather_epi32::<4>(dues, _mm256_add_epi32(at, one));
             let late = _mm256_andnot_si256(nc, due);
             let many = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(late, _mm256_sub_epi32(late, one)), zero), _mm256_set1_epi32(-1));

@@ -16,10 +16,11 @@ mod avx512;
 
 use std::iter::Peekable;
 
+use crate::board::next_cells;
 use crate::control::{Control, Interrupted};
-use crate::cpu::Tally;
 use crate::plan::Plan;
-use crate::prefix::{next_cells, Prefix};
+use crate::prefix::Prefix;
+use crate::tally::Tally;
 
 /// Every board of a plan, rows end to end (board `b`'s row `r` at `b * n + r`), as the
 /// AVX2 lanes gather them by index.

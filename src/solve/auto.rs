@@ -1,0 +1,85 @@
+//! The `auto` backend's policy: when to open the GPU at all, and whether a board is big
+//! enough that the GPU counts it sooner than the CPU would.
+
+use std::time::{Duration, Instant};
+
+use crate::control;
+use crate::cpu;
+use crate::plan::Plan;
+use crate::prefix::Prefixes;
+
+/// Estimated CPU seconds above which `auto` moves a board to an open GPU: below it, the
+/// GPU's cost per board (prefixes, transfers, launches) is more than it saves. The
+/// estimate assumes every thread runs at full speed.
+pub const AUTO_GPU_SECONDS: f64 = 0.05;
+/// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
+/// opening: the driver's start-up and the context, with a margin, since boards near the
+/// line were slower on the GPU with less.
+pub const GPU_START_SECONDS: f64 = 0.25;
+/// Prefixes timed on the CPU to estimate a board's cost.
+const SAMPLE: usize = 64;
+/// Search nodes one thread gets through per second at full speed (the AVX-512 lanes on
+/// the benchmark boards; the scalar search does about a fifth of that).
+const NODES_PER_THREAD_SECOND: f64 = 6e8;
+/// How many times fewer nodes a plan may need than its board's plain tree: the symmetry
+/// split's gain (up to about 5x) times what the orientation and the quick estimate's
+/// error may add.
+pub const PLANNING_CUT: f64 = 8.0;
+
+/// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
+/// `auto` to move it to a GPU still to be opened, at full speed on every thread. A run
+/// that opens the GPU for nothing waits at exit for it to finish opening, so the bar is
+/// set by the fastest the CPU could be.
+pub fn may_need_gpu(nodes: f64, threads: usize) -> bool {
+    nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) * NODES_PER_THREAD_SECOND * threads as f64
+}
+
+/// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
+/// even sample of its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how
+/// much faster the search the CPU would run is. Sampling stops as soon as the answer is
+/// known to be yes, within a prefix if need be: on a large board the full sample would cost
+/// more than the GPU's whole count. The lanes cannot time a sample fairly: with so few
+/// prefixes, most lanes wait for the longest one.
+pub fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
+    if base.depth >= plan.n || base.items.is_empty() {
+        return false;
+    }
+    let step = (base.items.len() / SAMPLE).max(1);
+    let planned = base.items.len().div_ceil(step);
+    let threads = rayon::current_num_threads() as f64;
+    let scale = base.items.len() as f64 / planned as f64 / threads / cpu::speedup_over_scalar(plan, base.depth);
+    // The sample's time, scaled, can only grow into the estimate: once it has run this
+    // long, the answer is yes.
+    let enough = Duration::try_from_secs_f64(seconds / scale).unwrap_or(Duration::MAX);
+    control::with_time_limit(enough, |ctl| {
+        let started = Instant::now();
+        base.items.iter().step_by(step).any(|p| {
+            let b = p.board as usize;
+            let counted = std::hint::black_box(cpu::count_prefix(&plan.boards[b], &plan.due[b], base.depth, p, ctl));
+            counted.is_err() || started.elapsed() >= enough
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::prefix;
+
+    #[test]
+    fn only_boards_that_may_be_too_big_for_the_cpu_may_open_the_gpu() {
+        let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
+        // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
+        assert!(!may_need_gpu(quick(15), 16));
+        assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+    }
+
+    #[test]
+    fn the_cpu_sample_tells_big_boards_from_small_ones() {
+        let big = Plan::plain(&Board::empty(15).unwrap());
+        assert!(cpu_would_take(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9));
+        let small = Plan::plain(&Board::empty(8).unwrap());
+        assert!(!cpu_would_take(&small, &prefix::expand(&small, 10), 10.0));
+    }
+}

@@ -1,0 +1,108 @@
+//! What happened on one board: the answer, and the figures `--stats` prints.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::board::Board;
+use crate::plan::Plan;
+use crate::prefix::Prefixes;
+use crate::symmetry;
+
+/// What happened on one board, for the answer and `--stats`.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The number of solutions.
+    pub count: u64,
+    /// Side length.
+    pub n: usize,
+    /// Obstacle cells.
+    pub obstacles: usize,
+    /// The symmetry the board was searched through.
+    pub orientation: &'static str,
+    /// The symmetries used, by name.
+    pub group: String,
+    /// Boards in the plan (one per orbit of frames, or 1).
+    pub boards: usize,
+    /// Boards of a symmetry split searched turned (see [`Plan::turned`]).
+    pub turned: usize,
+    /// Prefixes counted.
+    pub prefixes: u64,
+    /// Rows filled in each prefix.
+    pub depth: usize,
+    /// Search nodes (queens placed by the search loop).
+    pub nodes: u64,
+    /// Which backend and device ran it.
+    pub backend: String,
+    /// Wall time for the whole board.
+    pub elapsed: Duration,
+    /// Time to choose the orientation and split by symmetry.
+    pub plan_time: Duration,
+    /// Time to plan the GPU's prefixes: how many rows deeper, and how many each root makes.
+    pub prefix_time: Duration,
+    /// Time spent waiting for the GPU to finish opening.
+    pub gpu_wait: Duration,
+    /// Time in GPU kernels and transfers, apart from start-up.
+    pub kernel_time: Option<Duration>,
+    /// Things the user should know that did not stop the count (a GPU that failed, say),
+    /// one line each, for the caller to show.
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// The report of `board`, counted by `plan` from the prefixes `base`, before any count:
+    /// the backend's figures are filled in as it runs.
+    pub fn new(board: &Board, plan: &Plan, base: &Prefixes) -> Report {
+        Report {
+            count: 0,
+            n: board.n(),
+            obstacles: board.obstacles(),
+            orientation: plan.orientation.name(),
+            group: symmetry::group_name(&plan.group),
+            boards: plan.boards.len(),
+            turned: plan.turned,
+            prefixes: base.items.len() as u64,
+            depth: base.depth,
+            nodes: 0,
+            backend: String::new(),
+            elapsed: Duration::ZERO,
+            plan_time: Duration::ZERO,
+            prefix_time: Duration::ZERO,
+            gpu_wait: Duration::ZERO,
+            kernel_time: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.elapsed.as_secs_f64();
+        write!(
+            f,
+            "n={} obstacles={} backend={} orientation={} symmetry={} boards={} turned={} prefixes={} depth={} nodes={} time={:.3}s nodes/s={:.3e}",
+            self.n,
+            self.obstacles,
+            self.backend,
+            self.orientation,
+            self.group,
+            self.boards,
+            self.turned,
+            self.prefixes,
+            self.depth,
+            self.nodes,
+            secs,
+            self.nodes as f64 / secs.max(1e-9),
+        )?;
+        write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
+        if let Some(k) = self.kernel_time {
+            write!(
+                f,
+                " gpu-open-wait={:.3}s gpu-prefixes={:.3}s kernel={:.3}s",
+                self.gpu_wait.as_secs_f64(),
+                self.prefix_time.as_secs_f64(),
+                k.as_secs_f64()
+            )?;
+        }
+        Ok(())
+    }
+}
