@@ -31,9 +31,7 @@ impl Board {
     /// Builds a board from a predicate saying which cells are free.
     pub fn from_fn(n: usize, mut free: impl FnMut(usize, usize) -> bool) -> Option<Board> {
         full_mask(n)?;
-        let rows = (0..n)
-            .map(|r| (0..n).filter(|&c| free(r, c)).fold(0u32, |m, c| m | 1 << c))
-            .collect();
+        let rows = (0..n).map(|r| (0..n).filter(|&c| free(r, c)).fold(0u32, |m, c| m | 1 << c)).collect();
         Some(Board { n, rows })
     }
 

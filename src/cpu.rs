@@ -289,10 +289,8 @@ mod tests {
     fn last_two_rows_matches_enumeration() {
         for a in 0u32..64 {
             for base in 0u32..64 {
-                let slow: u64 = (0..6)
-                    .filter(|c| a >> c & 1 == 1)
-                    .map(|c| (base & !(1 << c | 1 << c << 1 | (1 << c) >> 1)).count_ones() as u64)
-                    .sum();
+                let slow: u64 =
+                    (0..6).filter(|c| a >> c & 1 == 1).map(|c| (base & !(1 << c | 1 << c << 1 | (1 << c) >> 1)).count_ones() as u64).sum();
                 assert_eq!(last_two_rows(a, base), slow, "a={a:b} base={base:b}");
             }
         }

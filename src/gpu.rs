@@ -250,7 +250,14 @@ impl Gpu {
     /// Counts the prefixes `deeper.extra` rows below `base`, about `estimated_nodes` search
     /// nodes, spread over every device when there is enough work for them all. The devices
     /// make those prefixes themselves from `base`, a batch of roots at a time.
-    pub fn count(&self, plan: &Plan, base: &Prefixes, deeper: &Deeper, estimated_nodes: f64, ctl: &Control) -> Result<GpuTally, GpuCountError> {
+    pub fn count(
+        &self,
+        plan: &Plan,
+        base: &Prefixes,
+        deeper: &Deeper,
+        estimated_nodes: f64,
+        ctl: &Control,
+    ) -> Result<GpuTally, GpuCountError> {
         let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
         let entry_point = EntryPoint::for_plan(plan, base.depth + deeper.extra);
         let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, entry_point, kernel_time: Duration::ZERO };
@@ -259,9 +266,20 @@ impl Gpu {
         }
         let batches = prefix::batches(deeper, batch_cap(deeper.total(), devices.len()));
         let largest = batches.iter().map(|r| deeper.per_root[r.clone()].iter().sum::<u64>()).max().unwrap_or(0);
-        let largest_batch = u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
+        let largest_batch =
+            u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
         let most_roots = batches.iter().map(|r| r.len()).max().unwrap_or(0);
-        let work = Work { plan, base, deeper, entry_point, rows: row_windows(plan), batches, largest_batch, most_roots, next_batch: AtomicUsize::new(0) };
+        let work = Work {
+            plan,
+            base,
+            deeper,
+            entry_point,
+            rows: row_windows(plan),
+            batches,
+            largest_batch,
+            most_roots,
+            next_batch: AtomicUsize::new(0),
+        };
         std::thread::scope(|scope| {
             let workers: Vec<_> = devices
                 .iter()
@@ -303,9 +321,8 @@ impl Device {
         let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice(format!("device {ordinal}: {e}")))?;
         memory::untracked(&ctx);
         let name = ctx.name().map_err(driver_err)?;
-        let multiprocessors = ctx
-            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(driver_err)? as u32;
+        let multiprocessors =
+            ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(driver_err)? as u32;
         let kernels = module::load_kernels(&ctx)?;
         let streams = (0..STREAMS_PER_DEVICE).map(|_| ctx.new_stream()).collect::<Result<_, _>>().map_err(driver_err)?;
         Ok(Device { ordinal, name, streams, kernels, multiprocessors })
@@ -349,7 +366,16 @@ impl Device {
             s.memcpy_htod(&work.base.items[roots.clone()], &mut *roots_dev).map_err(driver_err)?;
             let num_roots = roots.len() as u32;
             let mut launch = s.launch_builder(expand);
-            launch.arg(&*roots_dev).arg(&num_roots).arg(&*offsets_dev).arg(&*rows_dev).arg(&n).arg(&base_depth).arg(&extra).arg(&mut *prefixes_dev).arg(&mut *mismatches);
+            launch
+                .arg(&*roots_dev)
+                .arg(&num_roots)
+                .arg(&*offsets_dev)
+                .arg(&*rows_dev)
+                .arg(&n)
+                .arg(&base_depth)
+                .arg(&extra)
+                .arg(&mut *prefixes_dev)
+                .arg(&mut *mismatches);
             // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `roots_dev`
             // starts with this batch's num_roots roots and `offsets_dev` with their
             // num_roots + 1 offsets, whose last, the batch's size, is at most
@@ -358,7 +384,16 @@ impl Device {
             unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(driver_err)?;
             s.memset_zeros(&mut *next).map_err(driver_err)?;
             let mut launch = s.launch_builder(kernel);
-            launch.arg(&*prefixes_dev).arg(&count).arg(&*rows_dev).arg(&*weights_dev).arg(&n).arg(&depth).arg(&mut *next).arg(&mut *totals).arg(&stack_stride);
+            launch
+                .arg(&*prefixes_dev)
+                .arg(&count)
+                .arg(&*rows_dev)
+                .arg(&*weights_dev)
+                .arg(&n)
+                .arg(&depth)
+                .arg(&mut *next)
+                .arg(&mut *totals)
+                .arg(&stack_stride);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
             // every buffer holds as many elements as the kernel is told.
             unsafe { launch.launch(cfg) }.map_err(driver_err)?;

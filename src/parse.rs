@@ -120,11 +120,7 @@ impl<R: BufRead> Parser<R> {
             }
         }
         if bytes.len() != n {
-            return Err(syntax(
-                self.line_no,
-                Some(col),
-                format!("row {} of {n} has {} cells, expected {n}", r + 1, bytes.len()),
-            ));
+            return Err(syntax(self.line_no, Some(col), format!("row {} of {n} has {} cells, expected {n}", r + 1, bytes.len())));
         }
         Ok(mask)
     }
@@ -220,7 +216,8 @@ mod tests {
 
     #[test]
     fn reads_the_exercise_sample() {
-        let got = parse_all("8\n........\n........\n........\n........\n........\n........\n........\n........\n4\n.*..\n....\n....\n....\n0\n");
+        let got =
+            parse_all("8\n........\n........\n........\n........\n........\n........\n........\n........\n4\n.*..\n....\n....\n....\n0\n");
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].as_ref().unwrap(), &Board::empty(8).unwrap());
         assert_eq!(got[1].as_ref().unwrap().rows(), &[0b1101, 0b1111, 0b1111, 0b1111]);

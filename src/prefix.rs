@@ -83,10 +83,8 @@ pub fn cpu_target(expected: Option<f64>) -> usize {
 /// Expands row by row until there are at least `min_items` prefixes or the rows run out.
 /// Each row multiplies the count by at most `n`, so the result holds under `n * min_items`.
 pub fn expand(plan: &Plan, min_items: usize) -> Prefixes {
-    let mut level = Prefixes {
-        depth: 0,
-        items: (0..plan.boards.len() as u32).map(|board| Prefix { board, ..Prefix::default() }).collect(),
-    };
+    let mut level =
+        Prefixes { depth: 0, items: (0..plan.boards.len() as u32).map(|board| Prefix { board, ..Prefix::default() }).collect() };
     while level.items.len() < min_items && level.depth < plan.n && !level.items.is_empty() {
         level = next_level(plan, &level.items, level.depth);
     }

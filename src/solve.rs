@@ -88,7 +88,8 @@ pub struct Solver {
 impl Solver {
     /// A solver; with `--backend gpu`, the GPU starts opening in the background at once.
     pub fn new(options: Options) -> Solver {
-        let gpu = if options.backend == BackendChoice::Gpu { Opener::start(options.devices.clone(), options.quick_exit) } else { Opener::Idle };
+        let gpu =
+            if options.backend == BackendChoice::Gpu { Opener::start(options.devices.clone(), options.quick_exit) } else { Opener::Idle };
         Solver { options, gpu, warned: false }
     }
 

@@ -34,16 +34,8 @@ pub enum Sym {
 
 impl Sym {
     /// All eight, identity first.
-    pub const ALL: [Sym; 8] = [
-        Sym::Identity,
-        Sym::Rot90,
-        Sym::Rot180,
-        Sym::Rot270,
-        Sym::FlipColumns,
-        Sym::FlipRows,
-        Sym::Transpose,
-        Sym::AntiTranspose,
-    ];
+    pub const ALL: [Sym; 8] =
+        [Sym::Identity, Sym::Rot90, Sym::Rot180, Sym::Rot270, Sym::FlipColumns, Sym::FlipRows, Sym::Transpose, Sym::AntiTranspose];
 
     /// Where cell (r, c) of an `n`-board goes.
     pub fn apply(self, n: usize, r: usize, c: usize) -> (usize, usize) {
@@ -198,10 +190,12 @@ fn corner_boards(board: &Board, weight: u64) -> Vec<WeightedBoard> {
 fn side_onto_top(n: usize, g: Sym) -> Side {
     Side::ALL
         .into_iter()
-        .find(|side| (0..n).all(|pos| {
-            let (r, c) = side.cell(n, pos);
-            g.apply(n, r, c).0 == 0
-        }))
+        .find(|side| {
+            (0..n).all(|pos| {
+                let (r, c) = side.cell(n, pos);
+                g.apply(n, r, c).0 == 0
+            })
+        })
         .expect("a symmetry carries some side onto the top row")
 }
 
@@ -287,10 +281,8 @@ impl Frame {
 
     /// The board with every cell attacked by a frame queen removed (the queens' own cells stay).
     fn restrict(&self, board: &Board, sides: &[Side]) -> Board {
-        Board::from_fn(board.n(), |r, c| {
-            board.is_free(r, c) && self.cells(board.n(), sides).all(|q| q == (r, c) || !attacks(q, (r, c)))
-        })
-        .expect("same size as a valid board")
+        Board::from_fn(board.n(), |r, c| board.is_free(r, c) && self.cells(board.n(), sides).all(|q| q == (r, c) || !attacks(q, (r, c))))
+            .expect("same size as a valid board")
     }
 }
 

@@ -61,11 +61,7 @@ fn reads_standard_input_and_dash() {
 
 #[test]
 fn each_file_restarts_the_case_numbers() {
-    nqueen()
-        .args(["fixtures/sample.in", "fixtures/sample.in"])
-        .assert()
-        .success()
-        .stdout("Case 1: 92\nCase 2: 1\nCase 1: 92\nCase 2: 1\n");
+    nqueen().args(["fixtures/sample.in", "fixtures/sample.in"]).assert().success().stdout("Case 1: 92\nCase 2: 1\nCase 1: 92\nCase 2: 1\n");
 }
 
 #[test]
@@ -101,7 +97,11 @@ fn a_bad_cell_is_reported_with_its_line_and_column() {
 
 #[test]
 fn a_size_that_is_not_a_number_is_reported() {
-    bad("1\n.\nfive\n", "Case 1: 1\n", "line 3, column 1: expected a board size (a whole number from 1 to 32, or 0 to end), found \"five\"");
+    bad(
+        "1\n.\nfive\n",
+        "Case 1: 1\n",
+        "line 3, column 1: expected a board size (a whole number from 1 to 32, or 0 to end), found \"five\"",
+    );
 }
 
 #[test]
@@ -176,9 +176,14 @@ fn stats_name_the_cpu_search_that_ran() {
 fn stats_say_how_many_boards_of_a_large_split_were_turned() {
     // Empty 16x16 is large enough for turning (its tree is estimated over 1e8 nodes after
     // symmetry); empty 14x14 is not.
-    let some_turned = predicate::function(|err: &str| err.contains("symmetry=D4") && !err.contains(" turned=0 ") && err.contains(" turned="));
+    let some_turned =
+        predicate::function(|err: &str| err.contains("symmetry=D4") && !err.contains(" turned=0 ") && err.contains(" turned="));
     nqueen().args(["--backend", "cpu", "--stats", "fixtures/bench/empty_16.in"]).assert().success().stderr(some_turned);
-    nqueen().args(["--backend", "cpu", "--stats", "fixtures/bench/empty_14.in"]).assert().success().stderr(predicate::str::contains(" turned=0 "));
+    nqueen()
+        .args(["--backend", "cpu", "--stats", "fixtures/bench/empty_14.in"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(" turned=0 "));
 }
 
 #[test]

@@ -22,9 +22,15 @@ use nqueen::prefix::{self, Deeper, Prefix, Prefixes};
 fn host() -> Option<&'static Path> {
     static HOST: OnceLock<Option<PathBuf>> = OnceLock::new();
     let host = HOST.get_or_init(|| {
-        let cxx = ["c++", "g++", "clang++"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))?;
+        let cxx =
+            ["c++", "g++", "clang++"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))?;
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kernel_host");
-        let built = Command::new(cxx).args(["-O2", "-std=c++17", "-Wall", "-o"]).arg(&out).arg("tests/kernel/host.cpp").output().expect("the compiler runs");
+        let built = Command::new(cxx)
+            .args(["-O2", "-std=c++17", "-Wall", "-o"])
+            .arg(&out)
+            .arg("tests/kernel/host.cpp")
+            .output()
+            .expect("the compiler runs");
         assert!(built.status.success(), "the kernel does not compile as C++:\n{}", String::from_utf8_lossy(&built.stderr));
         Some(out)
     });

@@ -11,9 +11,7 @@ use nqueen::prefix;
 use proptest::prelude::*;
 
 fn board_strategy() -> impl Strategy<Value = Board> {
-    (1usize..=10, 0u32..=60, any::<u64>()).prop_map(|(n, percent, seed)| {
-        random_board(&mut Rng::new(seed), n, percent as f64 / 100.0)
-    })
+    (1usize..=10, 0u32..=60, any::<u64>()).prop_map(|(n, percent, seed)| random_board(&mut Rng::new(seed), n, percent as f64 / 100.0))
 }
 
 /// A solution of the empty `n` board, found by a depth-first search that tries columns in

@@ -64,7 +64,12 @@ fn every_subgroup_counts_like_the_oracle_and_like_no_symmetry() {
             // as split and with each board turned on its own.
             for orientation in Sym::ALL {
                 let plan = Plan::symmetric(&board, orientation);
-                assert_eq!(count_plan(&plan.clone().turned(), 1 + round * 7), want, "{name}, round {round}, {orientation:?}, turned:\n{}", board.to_text());
+                assert_eq!(
+                    count_plan(&plan.clone().turned(), 1 + round * 7),
+                    want,
+                    "{name}, round {round}, {orientation:?}, turned:\n{}",
+                    board.to_text()
+                );
                 assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, {orientation:?}:\n{}", board.to_text());
             }
             assert_eq!(count_cpu(&board, false), want, "{name}, round {round}:\n{}", board.to_text());

@@ -105,7 +105,13 @@ impl Lanes {
 
     /// Completes `items` (prefixes at the row and of the plan these lanes were made for)
     /// and returns the weighted solutions and nodes.
-    pub fn count<'a>(&self, plan: &Plan, depth: usize, items: impl Iterator<Item = &'a Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
+    pub fn count<'a>(
+        &self,
+        plan: &Plan,
+        depth: usize,
+        items: impl Iterator<Item = &'a Prefix>,
+        ctl: &Control,
+    ) -> Result<Tally, Interrupted> {
         match self {
             Lanes::Avx512 { words, shared, due } => avx512::count(*words, shared.as_deref(), plan, depth, *due, items, ctl),
             Lanes::Avx2 { flat, due } => avx2::count(plan, flat, depth, *due, items, ctl),

@@ -59,7 +59,9 @@ impl Drop for Holder {
         // SAFETY: `pid` is our child, which nothing else waits for.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
-            while libc::waitpid(self.pid, std::ptr::null_mut(), 0) == -1 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {}
+            while libc::waitpid(self.pid, std::ptr::null_mut(), 0) == -1 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+            {
+            }
         }
     }
 }
@@ -109,7 +111,11 @@ fn open_max() -> RawFd {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes only into `limit`.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-    if ok { RawFd::try_from(limit.rlim_cur).map_or(CEILING, |m| m.min(CEILING)) } else { CEILING }
+    if ok {
+        RawFd::try_from(limit.rlim_cur).map_or(CEILING, |m| m.min(CEILING))
+    } else {
+        CEILING
+    }
 }
 
 /// This process's descriptors open on the NVIDIA driver's devices (`/dev/nvidia*`).

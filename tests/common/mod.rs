@@ -12,10 +12,8 @@ use nqueen::prefix;
 use nqueen::solve::{BackendChoice, Options, Solver};
 
 /// OEIS A000170: solutions on an empty n×n board, n = 1, 2, ...
-pub const A000170: [u64; 20] = [
-    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512, 95815104, 666090624,
-    4968057848, 39029188884,
-];
+pub const A000170: [u64; 20] =
+    [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512, 95815104, 666090624, 4968057848, 39029188884];
 
 /// The obviously-correct count: plain recursion with sets of used columns and diagonals.
 pub fn oracle(board: &Board) -> u64 {

@@ -5,9 +5,9 @@ use std::arch::x86_64::*;
 
 use super::{Feed, Flat, Spill};
 use crate::control::{Control, Interrupted};
-use crate::tally::Tally;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
+use crate::tally::Tally;
 
 /// Lanes per vector.
 const LANES: usize = 8;
@@ -64,7 +64,10 @@ unsafe fn last_two_rows(a: __m256i, b: __m256i) -> __m256i {
     let size = _mm256_mullo_epi32(lane_sums(byte_counts(a)), lane_sums(byte_counts(b)));
     let covered = _mm256_add_epi8(
         byte_counts(_mm256_and_si256(b, a)),
-        _mm256_add_epi8(byte_counts(_mm256_and_si256(b, _mm256_slli_epi32(a, 1))), byte_counts(_mm256_and_si256(b, _mm256_srli_epi32(a, 1)))),
+        _mm256_add_epi8(
+            byte_counts(_mm256_and_si256(b, _mm256_slli_epi32(a, 1))),
+            byte_counts(_mm256_and_si256(b, _mm256_srli_epi32(a, 1))),
+        ),
     );
     _mm256_sub_epi32(size, lane_sums(covered))
 }
@@ -185,8 +188,13 @@ unsafe fn search<'a, const DUE: bool>(
             // As board::next_cells: one late column left forces it, two end the branch.
             let due = _mm256_i32gather_epi32::<4>(dues, _mm256_add_epi32(at, one));
             let late = _mm256_andnot_si256(nc, due);
-            let many = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(late, _mm256_sub_epi32(late, one)), zero), _mm256_set1_epi32(-1));
-            let forced = _mm256_blendv_epi8(child, _mm256_and_si256(child, late), _mm256_andnot_si256(_mm256_cmpeq_epi32(late, zero), _mm256_set1_epi32(-1)));
+            let many =
+                _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(late, _mm256_sub_epi32(late, one)), zero), _mm256_set1_epi32(-1));
+            let forced = _mm256_blendv_epi8(
+                child,
+                _mm256_and_si256(child, late),
+                _mm256_andnot_si256(_mm256_cmpeq_epi32(late, zero), _mm256_set1_epi32(-1)),
+            );
             child = _mm256_andnot_si256(many, forced);
         }
         let placed = _mm256_andnot_si256(empty, _mm256_set1_epi32(-1));
@@ -216,7 +224,8 @@ unsafe fn search<'a, const DUE: bool>(
         let u1 = _mm256_unpackhi_epi32(rest, cols);
         let u2 = _mm256_unpacklo_epi32(ld, rd);
         let u3 = _mm256_unpackhi_epi32(ld, rd);
-        let saved = [_mm256_unpacklo_epi64(u0, u2), _mm256_unpackhi_epi64(u0, u2), _mm256_unpacklo_epi64(u1, u3), _mm256_unpackhi_epi64(u1, u3)];
+        let saved =
+            [_mm256_unpacklo_epi64(u0, u2), _mm256_unpackhi_epi64(u0, u2), _mm256_unpacklo_epi64(u1, u3), _mm256_unpackhi_epi64(u1, u3)];
         for (pair, v) in saved.iter().enumerate() {
             let (lo, hi) = (slots[pair] as usize + 1, slots[pair + 4] as usize + 1);
             _mm_storeu_si128(sp.add(lo), _mm256_castsi256_si128(*v));

@@ -17,9 +17,9 @@ use std::arch::x86_64::*;
 
 use super::{Feed, Spill};
 use crate::control::{Control, Interrupted};
-use crate::tally::Tally;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
+use crate::tally::Tally;
 
 /// Lanes per vector.
 const LANES: usize = 16;
@@ -99,10 +99,11 @@ pub(super) fn shared_rows(plan: &Plan, depth: usize) -> Option<Vec<u32>> {
             *u |= row;
         }
     }
-    let fits = !plan.boards.is_empty() && plan.boards.iter().all(|board| {
-        let q = if depth > 0 && board[0].count_ones() == 1 { board[0] } else { 0 };
-        (depth..plan.n).all(|r| union[r] & !board[r] & !(q | q << r | q >> r) == 0)
-    });
+    let fits = !plan.boards.is_empty()
+        && plan.boards.iter().all(|board| {
+            let q = if depth > 0 && board[0].count_ones() == 1 { board[0] } else { 0 };
+            (depth..plan.n).all(|r| union[r] & !board[r] & !(q | q << r | q >> r) == 0)
+        });
     fits.then_some(union)
 }
 
@@ -152,7 +153,10 @@ impl Slots {
         if ONE {
             return (cells, due);
         }
-        (_mm512_mask_mov_epi32(cells, self.second, pick_row(&second.cells, row)), _mm512_mask_mov_epi32(due, self.second, pick_row(&second.due, row)))
+        (
+            _mm512_mask_mov_epi32(cells, self.second, pick_row(&second.cells, row)),
+            _mm512_mask_mov_epi32(due, self.second, pick_row(&second.due, row)),
+        )
     }
 
     /// Puts `lane` on `board` if a table holds it or one can be loaded with it: the other
@@ -199,7 +203,10 @@ unsafe fn last_two_rows(a: __m512i, b: __m512i) -> __m512i {
     let size = _mm512_mullo_epi32(_mm512_popcnt_epi32(a), _mm512_popcnt_epi32(b));
     let covered = _mm512_add_epi32(
         _mm512_popcnt_epi32(_mm512_and_si512(b, a)),
-        _mm512_add_epi32(_mm512_popcnt_epi32(_mm512_and_si512(b, _mm512_slli_epi32(a, 1))), _mm512_popcnt_epi32(_mm512_and_si512(b, _mm512_srli_epi32(a, 1)))),
+        _mm512_add_epi32(
+            _mm512_popcnt_epi32(_mm512_and_si512(b, _mm512_slli_epi32(a, 1))),
+            _mm512_popcnt_epi32(_mm512_and_si512(b, _mm512_srli_epi32(a, 1))),
+        ),
     );
     _mm512_sub_epi32(size, covered)
 }
@@ -385,7 +392,8 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
 
         // The queen's column: 31 minus the leading zeros of its bit.
         stack = push_pop(stack, down, _mm512_sub_epi32(thirty_one, _mm512_lzcnt_epi32(bit)), up);
-        let pick = |stay: __m512i, back: __m512i, deeper: __m512i| _mm512_mask_mov_epi32(_mm512_mask_mov_epi32(stay, up, back), down, deeper);
+        let pick =
+            |stay: __m512i, back: __m512i, deeper: __m512i| _mm512_mask_mov_epi32(_mm512_mask_mov_epi32(stay, up, back), down, deeper);
         v = State {
             avail: pick(rest, up_avail, child),
             cols: pick(cols, up_cols, nc),
