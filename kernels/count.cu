@@ -12,14 +12,13 @@
 // - Counts are 64-bit; each thread sums its own, warp shuffles and one atomic per warp
 //   reduce them.
 // - Each row comes with its due columns (columns that must hold a queen once the row is
-//   filled; see due_columns in src/plan.rs). Plans where none are due before the last two
+//   filled; see due_columns in src/board.rs). Plans where none are due before the last two
 //   rows use the count_prefixes entry point, which never looks at them and so keeps the
 //   hot loop short; the others use count_prefixes_due.
 // - Plans whose boards each have the same free cells in every row below the prefixes (an
 //   empty board, or obstacles only in the rows the prefixes fill) and no due columns use
 //   count_prefixes_uniform, which keeps that one row in a register instead of reading
-//   the rows: 55 loop instructions instead of 61, and 8% less kernel time (H100, median
-//   of 5: empty 20x20 5.997 -> 5.535 s, 19x19 0.762 -> 0.705 s, both without symmetry).
+//   the rows: 55 loop instructions instead of 59.
 //
 // Compiled at run time by NVRTC; no standard headers are available there.
 
@@ -34,9 +33,7 @@ struct Prefix {
 // n-2's queen. A queen at bit b of row n-2 takes exactly b, b<<1 and b>>1 from row n-1, so
 // the count is |a|*|base| less, for each cell of base, how many of a, a<<1 and a>>1 hold
 // it. That number is written in two bit planes (their XOR, and their majority for the 2s),
-// so two popcounts count what took three: 2 to 4% less kernel time plain (H100, median of
-// 7: empty 19x19 0.775 -> 0.757 s, 20x20 6.124 -> 5.969 s, density_19_10 0.160 -> 0.153 s;
-// stress 0.290 -> 0.285 s; empty 20x20 with symmetry 1.308 -> 1.323 s).
+// so two popcounts count what would take three.
 __device__ __forceinline__ unsigned int last_two_rows(unsigned int a, unsigned int base) {
     const unsigned int s = a << 1, t = a >> 1;
     return __popc(a) * __popc(base) - __popc(base & (a ^ s ^ t)) - 2 * __popc(base & ((a & s) | (a & t) | (s & t)));
@@ -50,13 +47,10 @@ __device__ __forceinline__ unsigned int narrowed(unsigned int avail, unsigned in
 
 // narrowed's rule as the counting loop applies it: to the due columns still empty, all of
 // them. Due columns are those with no free cell below the row (due_columns in
-// src/plan.rs), so they stay due in every row after: when two are late, a queen in one
+// src/board.rs), so they stay due in every row after: when two are late, a queen in one
 // leaves the other late in the next row, where it has no cell, and the branch ends there,
-// one row later. Counts are the same and the loop is 3 instructions shorter (65 -> 62;
-// 61 with the row from the columns taken and the unconditional push); H100, scripts/
-// kernel-ab.sh, median of 7: kernel time empty 19x19 with symmetry 0.145 -> 0.131 s, 20x20
-// 1.246 -> 1.143 s. The expansion keeps narrowed, whose prefixes the host counts the same
-// way.
+// one row later. Counts are the same and the loop is 3 instructions shorter. The
+// expansion keeps narrowed, since the host counts its prefixes with that rule.
 __device__ __forceinline__ unsigned int narrowed_late(unsigned int avail, unsigned int late) {
     return late ? (avail & late) : avail;
 }
@@ -127,43 +121,33 @@ __device__ __forceinline__ void count_all(
     constexpr bool DUE = KIND == ROWS_DUE, UNIFORM = KIND == ROWS_UNIFORM;
     extern __shared__ uint4 stack[];           // [entry][blockDim.x], at most one entry a row
     const unsigned int lane_slot = threadIdx.x;
-    // In a register: 2 to 3% less kernel time plain (H100, median of 5: empty 19x19 0.817
-    // -> 0.791 s, stress 0.302 -> 0.295 s), 1% with symmetry.
+    // In a register: ptxas otherwise reloads it from the parameters on every pass.
     const int last2 = in_register(n - 2);
 
     unsigned long long solutions = 0;
     // Nodes are counted in a double: one instruction on the otherwise idle FP64 pipe instead
     // of two on the integer pipe, which the loop keeps busy, and exact up to 2^53 nodes a
-    // thread. 2 to 5% less kernel time (H100, median of 5: empty 19x19 plain 0.791 -> 0.773 s,
-    // empty 20x20 with symmetry 1.339 -> 1.317 s, density_19_10 0.162 -> 0.158 s).
+    // thread.
     double nodes = 0.0;
     unsigned long long sub = 0, weight = 0;     // current prefix's count and weight
     const uint4* rows = rows_all;
     unsigned int avail = 0, cols = 0, ld = 0, rd = 0;
     unsigned int uniform_cells = 0;             // UNIFORM: every row's free cells below the prefix
-    // This thread's next free stack entry; moving it by `stride` instead of indexing
-    // from the row made the plain kernel 12% faster on the H100 (empty 19x19). The stack
-    // is empty when sp is back at base. With 32-bit addresses, the stride passed in bytes
-    // (not read from blockDim) and no separate count of the entries, kernel time fell 8 to
-    // 13% (H100, median of 5: empty 19x19 plain 0.953 -> 0.824 s, empty 20x20 with
-    // symmetry 1.502 -> 1.381 s, density_19_10 0.188 -> 0.163 s, stress 0.345 -> 0.308 s).
+    // This thread's next free stack entry, a 32-bit shared address moved by `stride` bytes
+    // (passed in, not read from blockDim): fewer instructions than indexing from the row.
+    // The stack is empty when sp is back at base; no separate count of entries is kept.
     const unsigned int base = stack_address(stack + lane_slot);
     unsigned int sp = base;
-    // In the due-column loop, ptxas reloaded the stride from the parameters at every push
-    // and step back; the XOR through PTX hides that it is one (in the plain loop it made
-    // the code longer). With row_load: 69 loop instructions down to 65, kernel time 3%
-    // lower with symmetry (H100, median of 7: empty 20x20 1.339 -> 1.298 s, 19x19 0.184 ->
-    // 0.178 s; density_19_10 0.160 -> 0.158 s; plain boards and stress alike).
-    // In the uniform loop it saved 2 instructions of 57 too.
+    // In the due-column and uniform loops, ptxas reloaded the stride from the parameters at
+    // every push and step back; the XOR through PTX hides that it is one (2 to 4 loop
+    // instructions fewer; in the plain loop it made the code longer).
     if (DUE || UNIFORM) stride = (unsigned int)in_register((int)(stride ^ 1u)) ^ 1u;
 
     for (;;) {
         // A new prefix when this one is done, then a step back when the row is used up:
         // two flat tests, so that the compiler predicates the step back instead of
-        // branching around it. With the two as arms of one `if (avail == 0)`, the step
-        // back sat in a divergent branch and the loop took up to a third longer on the H100
-        // (kernel time, median of 5: empty 19x19 plain 1.325 s against 0.998 s, with
-        // symmetry 0.253 s against 0.209 s; empty 20x20 with symmetry 1.99 s against 1.58 s).
+        // branching around it (as arms of one `if (avail == 0)`, the step back sat in a
+        // divergent branch).
         if ((avail | (sp ^ base)) == 0) {
             bool done = false;
             do {
@@ -204,8 +188,7 @@ __device__ __forceinline__ void count_all(
         // rows, counted in closed form; above it, the next row's cells and a look-ahead.
         // One load brings the next three rows.
         // Each filled row holds one queen, so the next row is the number of columns taken:
-        // no row counter to keep, which took 2 loop instructions out of 61 plain and 1 of
-        // 62 with due columns.
+        // no row counter to keep (1 to 2 loop instructions).
         const int next_row = (int)__popc(nc);
         const uint4 r1 = UNIFORM ? make_uint4(uniform_cells, 0u, uniform_cells, uniform_cells) : row_load(rows + next_row);
         const unsigned int x1 = r1.x & ~(nc | nl | nr);
@@ -215,30 +198,21 @@ __device__ __forceinline__ void count_all(
             continue;
         }
         // Look two rows further before going down: a queen that leaves one of them no cell
-        // would cost passes to find out. Here row + 3 <= n - 1. H100, empty 19x19: a row
-        // of look-ahead took kernel time from 2.06 s to 1.64 s plain (18% fewer nodes) and
-        // from 0.53 s to 0.43 s with symmetry; the second row to 1.59 s and 0.40 s; a
-        // third cost more than it saved.
+        // would cost passes to find out. Here row + 3 <= n - 1. A third row of look-ahead
+        // costs more than it saves.
         const unsigned int m3 = r1.w & ~(nc | (nl << 2) | (nr >> 2));
         if ((m2 == 0) | (m3 == 0)) continue;
         // A row with no cells left is not kept: the search would only come back to it
-        // to leave it again. Backing up through such rows in a loop, lanes waited on the
-        // one that backed up furthest (ncu, empty 17x17 plain: 4.2 passes of that loop per
-        // placed queen, 4.7 of 32 lanes active in them). H100 kernel time without them:
-        // empty 19x19 1.46 s -> 1.35 s plain, 0.34 s -> 0.31 s with symmetry.
-        // Written always and kept only with cells left: no branch. Within bounds, since a
-        // step down comes from row n-4 at most, with at most n-4-depth rows kept. H100
-        // kernel time 4% lower plain (empty 19x19 0.996 s -> 0.954 s, stress 0.361 s ->
-        // 0.348 s). The due-column loop branched here while it was longer; now the same
-        // either way (see narrowed_late).
+        // to leave it again, and lanes backing up through such rows in a loop waited on
+        // the one that backed up furthest. Written always and kept only with cells left:
+        // no branch. Within bounds, since a step down comes from row n-4 at most, with at
+        // most n-4-depth rows kept.
         stack_store(sp, make_uint4(avail, cols, ld, rd));
         const bool keep = avail != 0;
         sp += keep ? stride : 0u;
         cols = nc; ld = nl; rd = nr;
-        // The next row's cells are x1; narrowing them, rather than reading the row again
-        // through next_cells, took 3 to 11% off the due-column kernel's time on the H100
-        // (empty 19x19 and 20x20 with symmetry, two runs: 0.210 -> 0.187 s and 0.215 ->
-        // 0.207 s, 1.571 -> 1.499 s and 1.578 -> 1.524 s).
+        // The next row's cells are x1: narrowing them is cheaper than reading the row again
+        // through next_cells.
         avail = DUE ? narrowed_late(x1, r1.y & ~cols) : x1;
     }
 
@@ -268,11 +242,7 @@ COUNTER(count_prefixes_uniform, ROWS_UNIFORM)
 // as src/prefix.rs does, one thread per root: root i's prefixes go to out[offsets[i]] up to
 // out[offsets[i + 1]], a number the host worked out beforehand (Deeper::per_root). A root
 // that yields another number is counted in `mismatches` and writes nothing past its share.
-// Made on the host, 4M prefixes took 0.04 s of the H100 host's 16 threads and 0.01 s to
-// copy, while the GPU waited for the first batch and a stream idled at every launch. Made
-// here: H100, median of 5, wall (kernel) time: empty 19x19 with symmetry 0.466 (0.176) ->
-// 0.425 s (0.146), 20x20 1.616 (1.295) -> 1.570 s (1.249), stress 0.662 -> 0.546 s,
-// density_19_10 0.456 -> 0.413 s.
+// Made here rather than on the host, no stream waits for prefixes to be made and copied.
 extern "C" __global__ void __launch_bounds__(64) expand_prefixes(
     const Prefix* __restrict__ roots, unsigned int num_roots, const unsigned int* __restrict__ offsets,
     const uint4* __restrict__ rows_all, int n, int depth, int extra, Prefix* __restrict__ out,
@@ -280,8 +250,7 @@ extern "C" __global__ void __launch_bounds__(64) expand_prefixes(
 {
     // The rows above the one being filled: [row below the root][blockDim.x], each its cells
     // left, columns and diagonals. In shared memory, not a local array, for which the
-    // driver sets local memory aside for every thread the GPU can hold (H100, empty 20x20
-    // with symmetry, 5 runs back to back: median 1.522 s with the local array, 1.494 s).
+    // driver would set local memory aside for every thread the GPU can hold.
     extern __shared__ uint4 stack[];
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= num_roots) return;

@@ -20,9 +20,8 @@ pub enum Schedule {
     /// the exercise's OpenMP `schedule(static, 1024)` does.
     Static,
     /// Chunks of [`DYNAMIC_CHUNK`] prefixes taken in order by whichever thread is free, as
-    /// OpenMP's `schedule(dynamic)`. On 16 threads (the H100 host) fixed chunks left
-    /// threads idle (empty 17x17 with symmetry, second session: 4.9 s static, 1.9 s with
-    /// small chunks going to free threads).
+    /// OpenMP's `schedule(dynamic)`: with many threads, fixed chunks leave threads idle
+    /// while others finish the heavy ones.
     #[default]
     Dynamic,
 }
@@ -63,8 +62,8 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
 }
 
 /// How many times faster than [`count_prefix`] the search that [`count`] runs on prefixes
-/// at row `depth` of `plan` gets through nodes, on one thread: measured on this machine,
-/// AVX-512 lanes 4.4 to 6.2 times, AVX2 lanes 1.7 to 1.8 times; the lower ends are taken.
+/// at row `depth` of `plan` gets through nodes, on one thread: the low end of what the
+/// benchmark boards show for each search.
 pub fn speedup_over_scalar(plan: &Plan, depth: usize) -> f64 {
     Search::new(plan, depth).profile().1
 }
@@ -147,7 +146,7 @@ unsafe fn count_prefix_popcnt(rows: &[u32], due: &[u32], depth: usize, p: &Prefi
 }
 
 /// Picks the search variant: most boards have no column due before the last two rows,
-/// and skipping the check there keeps the plain search 13% faster (measured on 15x15).
+/// and skipping the check there keeps the plain search faster.
 #[inline(always)]
 fn search(rows: &[u32], due: &[u32], depth: usize, p: &Prefix, ctl: &Control) -> Result<(u64, u64), Interrupted> {
     if due_matters(due, depth) {

@@ -30,30 +30,24 @@ pub mod teardown;
 pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
-/// The most prefixes the GPU path aims for. Measured on the H100 (empty 19x19 with
-/// symmetry), kernel time at 2M: 1.30 s, 8M: 0.78 s, 32M: 0.90 s: short subtrees balance
-/// better, until fetching prefixes costs more than it saves.
+/// The most prefixes the GPU path aims for: short subtrees balance better, until fetching
+/// prefixes costs more than it saves.
 pub const GPU_TARGET: usize = 8 << 20;
 /// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
 /// with one.
 pub const GPU_MIN_TARGET: usize = 256 << 10;
 /// Search nodes per prefix (at most, as the first level with enough prefixes is used) that
-/// balance well. Measured on the H100: an 18x18 stress board of 3.4e10 nodes counted in
-/// 0.19 s as 2.0M prefixes and as 12.6M alike; empty 19x19 with symmetry, 9e10 nodes, took
-/// 0.64 s as 14M prefixes but 1.14 s as 3.2M (28K nodes each).
+/// balance well.
 const NODES_PER_PREFIX: f64 = 20_000.0;
 
-/// Trees from this many estimated nodes get prefixes half as large. Once the boards of a
-/// split were turned (see plan.rs), empty 19x19 with symmetry estimated 8.1e10 nodes and
-/// got 4.5M prefixes: kernel 0.337 s, against 0.268 s as 22M. The stress file's boards
-/// (at most 3.4e10 nodes) lost more to making twice the prefixes than their kernels
-/// gained: 0.99-1.09 s in all at 20K nodes a prefix, 1.28 s at 10K.
+/// Trees from this many estimated nodes get prefixes half as large: the kernel balances
+/// them better, while smaller trees lose more to making twice the prefixes than their
+/// kernels gain.
 const FINE_TREE_NODES: f64 = 5e10;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
-/// boards get fewer than [`GPU_TARGET`]: on the stress file, making and sending 8M or more
-/// prefixes for boards that count in 0.1 s took longer than the counting (2.9 s in all,
-/// against 1.4 s with 1M).
+/// boards get fewer than [`GPU_TARGET`]: making millions of prefixes for a board that
+/// counts in 0.1 s takes longer than the counting.
 pub fn prefix_target(estimated_nodes: f64) -> usize {
     let per_prefix = if estimated_nodes >= FINE_TREE_NODES { NODES_PER_PREFIX / 2.0 } else { NODES_PER_PREFIX };
     ((estimated_nodes / per_prefix) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
@@ -62,9 +56,7 @@ pub fn prefix_target(estimated_nodes: f64) -> usize {
 /// Prefixes per batch: bounds device memory (16 bytes each) whatever the board.
 pub const BATCH_CAP: usize = 4 << 20;
 /// Estimated search nodes from which a board is shared among several devices. Below it,
-/// the second device's set-up per board cost more than it saved: the stress file (boards
-/// of at most 3.4e10 nodes) took 1.48 s on one H200 and 2.64 s on two, while empty 20x20
-/// (7e11 nodes with symmetry) went from 5.3 s to 3.65 s.
+/// the second device's set-up per board costs more than it saves.
 const SHARED_NODES: f64 = 2e11;
 /// Batches each device should get when several share the work.
 const BATCHES_PER_DEVICE: u64 = 16;
@@ -131,9 +123,7 @@ impl From<GpuError> for GpuCountError {
 }
 
 /// Streams per device, each with a batch in flight: while the last prefixes of one batch
-/// finish on a few SMs, the next batch's blocks take the idle ones. H100, wall time with one
-/// stream and with two: empty 19x19 0.84 -> 0.73 s with symmetry, 2.00 -> 1.85 s plain;
-/// empty 20x20 3.16 -> 2.91 s with symmetry.
+/// finish on a few SMs, the next batch's blocks take the idle ones.
 const STREAMS_PER_DEVICE: usize = 2;
 
 /// The environment variable by which the CUDA driver is told how many hardware queues
@@ -141,13 +131,8 @@ const STREAMS_PER_DEVICE: usize = 2;
 const CONNECTIONS_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 
 /// Asks the CUDA driver for one hardware queue per context, unless the user chose a
-/// number: each queue costs context creation time. H100, `--backend gpu` on empty 16x16 (a
-/// run that is nearly all start-up), median of 5: 0.319 s with the default 8, 0.324 s
-/// with 4, 0.152 s with 2, 0.138 s with 1; in another run, 0.68 s with 32. The two streams
-/// share the one queue without waiting on each other: spaced single runs, median of 5,
-/// with 2 queues and with 1, kernel times alike (empty 20x20 plain 5.525 and 5.526 s):
-/// empty 17x17 0.200 -> 0.188 s, 19x19 0.335 -> 0.321 s, 20x20 1.338 -> 1.308 s (with
-/// symmetry); empty 19x19 plain 0.900 -> 0.874 s; density_19_10 0.345 -> 0.337 s.
+/// number: each queue costs context creation time, and the two streams share one queue
+/// without waiting on each other.
 ///
 /// It sets an environment variable, which is safe only while no other thread may read the
 /// environment: call it first thing in `main`.
@@ -212,7 +197,7 @@ impl Gpu {
         if let Some(&ordinal) = wanted.iter().find(|&&o| o >= visible) {
             return Err(GpuError::NoDevice(format!("device {ordinal} asked for, but only {visible} visible")));
         }
-        // A device takes about 0.2 s to open (context, module): open them side by side.
+        // Opening a device (context, module) is slow: open them side by side.
         let opened: Vec<Result<Device, GpuError>> = std::thread::scope(|scope| {
             let threads: Vec<_> = wanted.iter().map(|&ordinal| scope.spawn(move || Device::open(ordinal))).collect();
             threads
@@ -359,10 +344,8 @@ impl Device {
             let offsets = offsets(&deeper.per_root[roots.clone()]);
             let count = offsets[roots.len()];
             s.memcpy_htod(&offsets, &mut *offsets_dev).map_err(driver_err)?;
-            // Only this batch's roots: copying all of them up front (11.5 MB on empty 19x19
-            // with symmetry) took 1.5 to 3 ms before each stream's first launch, and as much
-            // device memory again as the roots. Whole runs alike within noise (H100, median
-            // of 7, 1 s apart: empty 19x19 0.327 -> 0.312 s, 20x20 1.298 -> 1.303 s).
+            // Only this batch's roots: copying all of them up front delays each stream's
+            // first launch and needs as much device memory again as the roots.
             s.memcpy_htod(&work.base.items[roots.clone()], &mut *roots_dev).map_err(driver_err)?;
             let num_roots = roots.len() as u32;
             let mut launch = s.launch_builder(expand);
@@ -449,9 +432,8 @@ fn covered(mut spans: Vec<(Instant, Instant)>) -> Duration {
 
 /// Prefixes per batch for `total` prefixes over `devices` devices. Several devices share
 /// the batches as they come, so each should get many: neighbouring prefixes have similar
-/// subtrees, and with 4M batches one batch of a symmetric plan's heavy first boards held
-/// so much of the work that the second of two H200s idled (empty 20x20: 5.24 s on one,
-/// 4.68 s on two).
+/// subtrees, and one large batch of a symmetric plan's heavy first boards can hold so much
+/// of the work that the other devices idle.
 fn batch_cap(total: u64, devices: usize) -> usize {
     if devices <= 1 {
         return BATCH_CAP;

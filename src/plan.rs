@@ -36,15 +36,12 @@ pub struct Plan {
 const SMALL_TREE_NODES: u64 = 20_000;
 
 /// Trees estimated (by `QUICK_DIVES` dives) below this many nodes are searched as they are:
-/// choosing an orientation and a symmetry costs about 3 ms (eight estimates of
-/// `PROBE_DIVES` dives), as long as the search itself. Measured on the 20,000 small boards
-/// of fixtures/bench/many_small.in (2 local threads): 3.3 s with planning for all, 0.9 s
-/// without it for those under this.
+/// choosing an orientation and a symmetry (eight estimates of `PROBE_DIVES` dives) costs
+/// as much as such a search, which many small boards in one input would pay again and again.
 const PLANNING_PAYS_NODES: f64 = 2e6;
 
 /// Estimated trees (after symmetry) from which turning each board of a split pays for its
-/// planning (compare.py medians, 2 local threads, turned against not: empty 14x14 0.016 s
-/// against 0.011 s, 15x15 0.040 s against 0.038 s, 16x16 0.181 s against 0.206 s).
+/// planning.
 const TURNING_PAYS_NODES: f64 = 1e8;
 
 /// Random dives for the quick estimate that decides whether planning pays.
@@ -124,8 +121,8 @@ impl Plan {
 
     /// The same plan with each of its boards turned on its own to the quarter turn with the
     /// smallest estimated tree, except the mirror's: its boards differ only where their
-    /// first queen attacks, so the CPU lanes search them all from one table, which gained
-    /// more (mirror_17, 2 local threads: 0.99 s as split, 1.09 s turned, 3% fewer nodes).
+    /// first queen attacks, so the CPU lanes search them all from one table, which gains
+    /// more than the few nodes turning would save.
     pub fn turned(self) -> Plan {
         let mirror_only = self.group.len() == 2 && self.group.contains(&Sym::FlipColumns);
         if self.boards.len() < 2 || mirror_only {
@@ -143,8 +140,7 @@ impl Plan {
 /// cells come in early rows cut the exact node count of empty 15x15 with all 8 symmetries
 /// from 4.46e7 to 3.20e7 (1.71e8 without symmetry); choosing by `SPLIT_DIVES` dives per
 /// look came within 2% of the best choice. Boards estimated below a sixteenth of the mean
-/// are left as they are: many small ones would cost more planning than they save (empty
-/// 17x17, 2 local threads: 1.35 s -> 1.13 s, of which planning 0.02 s).
+/// are left as they are: many small ones would cost more planning than they save.
 fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let sizes: Vec<f64> = boards.par_iter().map(|rows| estimate::tree(rows, SPLIT_DIVES)).collect();
     let worth = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64 / 16.0;

@@ -71,9 +71,8 @@ impl Prefixes {
 /// The CPU counter's target for a search of `expected` nodes (unknown: the most): about
 /// one prefix per 10K nodes, within 16K (the design card's least) and 128K (128 static
 /// chunks of 1024, several for each of 16 threads). Small trees gain from fewer, larger
-/// prefixes, which cost less to hand to the lanes (empty 14x14 with symmetry, 2 local
-/// threads: 19.3 ms with 128K, 11.6 ms with 16K); large ones need the most to end their
-/// threads together (empty 17x17: 1.53 s with 128K, 1.62 s with 16K).
+/// prefixes, which cost less to hand to the lanes; large ones need the most to end their
+/// threads together.
 pub fn cpu_target(expected: Option<f64>) -> usize {
     const LEAST: usize = 16 * 1024;
     const MOST: usize = 128 * 1024;
@@ -123,7 +122,7 @@ impl Deeper {
 /// How many rows past `base` to expand so that there are at least `min_items` prefixes,
 /// counted in parallel without storing them. Never past row n-3: the counters do the last
 /// rows in closed form, and a sparse board that never reaches `min_items` would otherwise
-/// be expanded to its leaves (0.12 s on a 15x15 of the stress file).
+/// be expanded to its leaves.
 pub fn deeper(plan: &Plan, base: &Prefixes, min_items: usize) -> Deeper {
     let mut level = Deeper { extra: 0, per_root: vec![1; base.items.len()] };
     let deepest = plan.n.saturating_sub(3);

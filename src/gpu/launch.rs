@@ -50,8 +50,7 @@ pub(super) fn offsets(per_root: &[u64]) -> Vec<u32> {
 /// cells and due columns, then rows r+1 and r+2's free cells (none past the last row).
 pub fn row_windows(plan: &Plan) -> Vec<u32> {
     // A queen placed in row r-1 needs all four, and one 16-byte load brings them instead
-    // of three (H100 kernel time, median of 5: 1 to 2% lower on every benchmark board,
-    // e.g. empty 20x20 with symmetry 1.372 -> 1.347 s).
+    // of three.
     let mut windows = Vec::with_capacity(plan.boards.len() * plan.n * 4);
     for (free, due) in plan.boards.iter().zip(&plan.due) {
         let below = |r: usize| free.get(r).copied().unwrap_or(0);

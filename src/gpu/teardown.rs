@@ -1,8 +1,8 @@
 //! A quick exit after GPU work: the CUDA driver's teardown handed to a child process.
 //!
 //! When a process that used CUDA exits, the driver tears down its contexts and mappings
-//! before the process is gone, after the answers are out: on the H100 host that made every
-//! GPU run 0.13 to 0.24 s longer (BENCHMARKS.md, ninth session). A child forked once the
+//! before the process is gone, after the answers are out, which makes every GPU run a
+//! tenth of a second or more longer (BENCHMARKS.md). A child forked once the
 //! GPU is open holds copies of the driver's file descriptors, so the parent's exit only
 //! drops its references and the teardown happens when the child exits, which it does as
 //! soon as the parent has gone (it waits for end of file on a pipe whose writing end only
@@ -10,7 +10,7 @@
 //! itself: `main` never drops the solver.
 //!
 //! The child inherits the parent's memory copy-on-write (pages the parent writes later are
-//! copied once; the times above include that) and runs only async-signal-safe calls
+//! copied once) and runs only async-signal-safe calls
 //! (`signal`, `close_range` or `close`, `read`, `_exit`), as a child forked from a process
 //! with several threads must. It keeps no other file open, so a reader of nqueen's output
 //! sees its end when nqueen exits, not when the child does.

@@ -47,9 +47,7 @@ pub(super) fn suits(plan: &Plan, depth: usize) -> bool {
 
 /// Whether the sixteen lanes look at `plan`'s due columns (where some matter): only on a
 /// plan of one board, where they come from obstacles and may cut whole subtrees. On the
-/// symmetry splits' many boards the check cost more than it saved (2 local threads:
-/// empty 17x17 1.55 -> 1.36 s though with 15% more nodes, mirror_17 1.45 -> 1.14 s with
-/// the same nodes).
+/// symmetry splits' many boards the check costs more time than the nodes it saves.
 pub(super) fn honours_due(plan: &Plan) -> bool {
     plan.boards.len() == 1
 }
@@ -90,8 +88,8 @@ pub(super) fn count<'a>(
 /// Row masks that serve every board of `plan` (one at least) from row `depth` on, if some
 /// do: their union, where each board lacks only cells its prefixes always attack, those of
 /// the queen its first row forces. True of a plan of one board, and of the mirror's split,
-/// whose boards have their first queen's attacks taken out (mirror_17 on 2 local threads:
-/// 1.12 -> 0.99 s). The lanes' cells, `rows & !(cols | ld | rd)`, are then the same.
+/// whose boards have their first queen's attacks taken out. The lanes' cells,
+/// `rows & !(cols | ld | rd)`, are then the same.
 pub(super) fn shared_rows(plan: &Plan, depth: usize) -> Option<Vec<u32>> {
     let mut union = vec![0u32; plan.n];
     for board in &plan.boards {
