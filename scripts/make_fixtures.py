@@ -8,8 +8,9 @@ Deterministic: the same seed gives the same files. Run from the repository root.
 import random
 from pathlib import Path
 
-A000170 = [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184,
-           14772512, 95815104, 666090624, 4968057848, 39029188884]
+# OEIS A000170 (fixtures/oeis/A000170.txt): solutions on an empty n x n board, [n - 1].
+A000170 = [int(line.split()[1]) for line in Path('fixtures/oeis/A000170.txt').read_text().splitlines()
+           if not line.startswith('#')]
 
 
 def oracle(rows):

@@ -44,7 +44,7 @@ impl EntryPoint {
         }
     }
 
-    /// Its number, as tests/kernel/host.cpp takes it.
+    /// Its number, as tests/suite/kernel/host.cpp takes it.
     pub fn number(self) -> usize {
         self as usize
     }

@@ -1,41 +1,38 @@
 //! The GPU kernel's search run on the CPU: kernels/count.cu compiled as C++ with a small
-//! host (tests/kernel/host.cpp) standing in for CUDA, on real plans (symmetry splits of
+//! host (tests/suite/kernel/host.cpp) standing in for CUDA, on real plans (symmetry splits of
 //! many boards, due columns, every prefix depth), against the oracle and OEIS. This checks
 //! the kernel's logic where there is no GPU, as on CI; scripts/gpu-check.sh checks it on one.
 //! Skips, saying so, when no C++ compiler is found.
-
-mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use common::{oracle, random_board, Rng, A000170};
+use crate::common::{a000170, count_plan, have, oracle, random_board, skip_missing_tool, Rng};
 use nqueen::board::Board;
 use nqueen::gpu::EntryPoint;
 use nqueen::plan::Plan;
 use nqueen::prefix::{self, Deeper, Prefix, Prefixes};
 
-/// The kernel and its host, compiled once for all the tests here; `None`, said once, when
-/// there is no C++ compiler.
-fn host() -> Option<&'static Path> {
+/// The kernel and its host, compiled once for all the tests here; `None`, said by the test
+/// `test`, when there is no C++ compiler.
+fn host(test: &str) -> Option<&'static Path> {
     static HOST: OnceLock<Option<PathBuf>> = OnceLock::new();
     let host = HOST.get_or_init(|| {
-        let cxx =
-            ["c++", "g++", "clang++"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))?;
+        let cxx = ["c++", "g++", "clang++"].into_iter().find(|c| have(c))?;
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kernel_host");
         let built = Command::new(cxx)
             .args(["-O2", "-std=c++17", "-Wall", "-o"])
             .arg(&out)
-            .arg("tests/kernel/host.cpp")
+            .arg("tests/suite/kernel/host.cpp")
             .output()
             .expect("the compiler runs");
         assert!(built.status.success(), "the kernel does not compile as C++:\n{}", String::from_utf8_lossy(&built.stderr));
         Some(out)
     });
     if host.is_none() {
-        eprintln!("skipped: no C++ compiler (c++, g++ or clang++) to build the kernel for the CPU");
+        skip_missing_tool(test, "a C++ compiler (c++, g++ or clang++)");
     }
     host.as_deref()
 }
@@ -92,10 +89,10 @@ fn kernel_count(host: &Path, plan: &Plan, roots: usize, prefixes: usize) -> u64 
 
 #[test]
 fn the_kernel_counts_empty_boards_as_oeis_says() {
-    let Some(host) = host() else { return };
+    let Some(host) = host("the_kernel_counts_empty_boards_as_oeis_says") else { return };
     for n in 4..=12 {
         let board = Board::empty(n).unwrap();
-        let want = A000170[n - 1];
+        let want = a000170()[n - 1];
         // Prefixes from one row deep down to the last rows, where the kernel has nothing
         // left to search, made on the host or expanded further by the kernel, on the plain
         // board and on the symmetry split.
@@ -110,7 +107,7 @@ fn the_kernel_counts_empty_boards_as_oeis_says() {
 
 #[test]
 fn the_kernel_agrees_with_the_oracle_on_random_boards() {
-    let Some(host) = host() else { return };
+    let Some(host) = host("the_kernel_agrees_with_the_oracle_on_random_boards") else { return };
     let mut rng = Rng::new(11);
     let mut used = [0; 3];
     for case in 0..150 {
@@ -132,7 +129,7 @@ fn the_kernel_agrees_with_the_oracle_on_random_boards() {
 
 #[test]
 fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes() {
-    let Some(host) = host() else { return };
+    let Some(host) = host("the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes") else { return };
     let mut rng = Rng::new(23);
     let mut checked = 0;
     for case in 0..60 {
@@ -160,7 +157,7 @@ fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes(
 #[test]
 fn the_kernel_counts_deep_searches_on_large_sparse_boards() {
     // Sparse boards of 20 and more rows searched from row 1: stacks of 16 rows and more.
-    let Some(host) = host() else { return };
+    let Some(host) = host("the_kernel_counts_deep_searches_on_large_sparse_boards") else { return };
     let mut rng = Rng::new(5);
     for (n, density) in [(20, 0.5), (22, 0.55)] {
         let board = random_board(&mut rng, n, density);
@@ -168,13 +165,13 @@ fn the_kernel_counts_deep_searches_on_large_sparse_boards() {
         let base = prefix::expand(&plan, 1);
         assert!(base.depth <= 1);
         let run = run_kernel(host, &plan, &base, &prefix::deeper(&plan, &base, 1), false);
-        assert_eq!(run.solutions, common::count_plan(&plan, 1000), "n={n}\n{}", board.to_text());
+        assert_eq!(run.solutions, count_plan(&plan, 1000), "n={n}\n{}", board.to_text());
     }
 }
 
 #[test]
 fn the_kernel_expands_roots_into_the_prefixes_the_host_would_make() {
-    let Some(host) = host() else { return };
+    let Some(host) = host("the_kernel_expands_roots_into_the_prefixes_the_host_would_make") else { return };
     let obstacles = [(0, 2), (2, 4), (6, 6), (9, 1)];
     let board = Board::from_fn(10, |r, c| !obstacles.contains(&(r, c))).unwrap();
     for plan in [Plan::plain(&Board::empty(9).unwrap()), Plan::optimized(&board), Plan::optimized(&Board::empty(10).unwrap())] {
@@ -201,7 +198,7 @@ fn columns(mask: u32) -> impl Iterator<Item = u32> {
 
 #[test]
 fn an_expansion_that_disagrees_with_the_hosts_counts_is_reported() {
-    let Some(host) = host() else { return };
+    let Some(host) = host("an_expansion_that_disagrees_with_the_hosts_counts_is_reported") else { return };
     let plan = Plan::plain(&Board::empty(8).unwrap());
     let base = prefix::expand(&plan, 10);
     let mut deeper = prefix::deeper(&plan, &base, 200);

@@ -1,8 +1,6 @@
 //! The solver against the oracle on random boards, and against OEIS on empty ones.
 
-mod common;
-
-use common::{count_cpu, oracle, random_board, Rng, A000170};
+use crate::common::{a000170, count_cpu, count_plan, oracle, random_board, Rng};
 use nqueen::board::Board;
 use nqueen::control::Control;
 use nqueen::cpu::{self, Schedule};
@@ -106,20 +104,33 @@ fn matches_oracle_with_whole_rows_or_columns_blocked() {
 
 #[test]
 fn empty_boards_match_oeis_a000170() {
+    let a000170 = a000170();
     for n in 1..=14 {
         let board = Board::empty(n).unwrap();
-        assert_eq!(count_cpu(&board, false), A000170[n - 1], "n={n} with symmetry");
-        assert_eq!(count_cpu(&board, true), A000170[n - 1], "n={n} without symmetry");
+        assert_eq!(count_cpu(&board, false), a000170[n - 1], "n={n} with symmetry");
+        assert_eq!(count_cpu(&board, true), a000170[n - 1], "n={n} without symmetry");
     }
     // The oracle itself agrees with OEIS where it is fast enough to ask.
     for n in 1..=8 {
-        assert_eq!(oracle(&Board::empty(n).unwrap()), A000170[n - 1]);
+        assert_eq!(oracle(&Board::empty(n).unwrap()), a000170[n - 1]);
+    }
+}
+
+#[test]
+fn empty_boards_match_oeis_a000170_at_every_expansion_depth() {
+    let a000170 = a000170();
+    for n in 1..=10 {
+        let plan = Plan::plain(&Board::empty(n).unwrap());
+        for min in [1, 5, 50, 1_000_000] {
+            assert_eq!(count_plan(&plan, min), a000170[n - 1], "n={n} min={min}");
+        }
     }
 }
 
 #[test]
 fn empty_boards_15_and_16_match_oeis_a000170_with_symmetry() {
+    let a000170 = a000170();
     for n in 15..=16 {
-        assert_eq!(count_cpu(&Board::empty(n).unwrap(), false), A000170[n - 1], "n={n}");
+        assert_eq!(count_cpu(&Board::empty(n).unwrap(), false), a000170[n - 1], "n={n}");
     }
 }

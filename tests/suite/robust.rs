@@ -1,18 +1,17 @@
 //! Long runs, signals, huge inputs and hostile input.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{count_cpu, oracle, Rng};
+use crate::common::{count_cpu, oracle, skip_missing_tool, Rng};
+use nqueen::board::Board;
 use nqueen::parse::Parser;
 
 const BIN: &str = env!("CARGO_BIN_EXE_nqueen");
 
 fn empty_board_text(n: usize) -> String {
-    format!("{n}\n{}", format!("{}\n", ".".repeat(n)).repeat(n))
+    Board::empty(n).expect("n within range").to_text()
 }
 
 #[test]
@@ -38,8 +37,7 @@ fn the_progress_bar_is_absent_when_stderr_is_piped() {
 fn the_progress_bar_is_drawn_on_a_terminal() {
     // `script` runs the command on a pseudo-terminal, as a person's shell would.
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) is not installed");
-        return;
+        return skip_missing_tool("the_progress_bar_is_drawn_on_a_terminal", "script (util-linux)");
     }
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("e16.in");
@@ -117,8 +115,7 @@ fn peak_rss_kb(child: &mut std::process::Child) -> u64 {
 #[test]
 fn memory_stays_bounded_on_a_large_input() {
     if !std::path::Path::new("/proc/self/status").exists() {
-        eprintln!("skipped: no /proc to read memory use from");
-        return;
+        return skip_missing_tool("memory_stays_bounded_on_a_large_input", "/proc (Linux)");
     }
     // About 6 MB of small boards (the 200 MB run is in BENCHMARKS.md).
     let one = std::fs::read_to_string("fixtures/many_small.in").unwrap();
@@ -143,11 +140,7 @@ fn seed_input(rng: &mut Rng) -> Vec<u8> {
     let mut text = String::new();
     for _ in 0..rng.range(1, 4) {
         let n = rng.range(1, 8);
-        text.push_str(&format!("{n}\n"));
-        for _ in 0..n {
-            text.extend((0..n).map(|_| if rng.chance(0.2) { '*' } else { '.' }));
-            text.push('\n');
-        }
+        text.push_str(&crate::common::random_board(rng, n, 0.2).to_text());
     }
     text.into_bytes()
 }
@@ -158,7 +151,7 @@ fn mutate(rng: &mut Rng, mut bytes: Vec<u8>) -> Vec<u8> {
         match rng.range(0, 7) {
             0 if !bytes.is_empty() => {
                 let last = bytes.len() - 1;
-                bytes[at.min(last)] = rng.next() as u8;
+                bytes[at.min(last)] = rng.next_u64() as u8;
             }
             1 => bytes.truncate(at),
             2 => {
@@ -180,7 +173,7 @@ fn hostile_input_gives_right_answers_or_a_clear_error() {
     let started = Instant::now();
     for round in 0..30_000 {
         let input = if round % 10 == 0 {
-            (0..rng.range(0, 300)).map(|_| rng.next() as u8).collect()
+            (0..rng.range(0, 300)).map(|_| rng.next_u64() as u8).collect()
         } else {
             let seed = seed_input(&mut rng);
             mutate(&mut rng, seed)

@@ -1,19 +1,52 @@
-//! Helpers shared by the integration tests: the oracle and board generators.
-
-#![allow(dead_code)] // each test crate uses its own share of these helpers
+//! Helpers shared by the integration tests: the oracle, OEIS, board generators, and how a
+//! test says it cannot run its subject.
 
 use std::collections::HashSet;
+use std::io::Write;
 
 use nqueen::board::Board;
 use nqueen::control::Control;
 use nqueen::cpu::{self, Schedule};
 use nqueen::plan::Plan;
 use nqueen::prefix;
+pub use nqueen::rng::Rng;
 use nqueen::solve::{BackendChoice, Options, Solver};
 
-/// OEIS A000170: solutions on an empty n×n board, n = 1, 2, ...
-pub const A000170: [u64; 20] =
-    [1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512, 95815104, 666090624, 4968057848, 39029188884];
+/// An OEIS sequence from its file under fixtures/oeis (one `n a(n)` line per n, from 1).
+fn oeis(text: &str) -> Vec<u64> {
+    let values = text.lines().filter(|l| !l.starts_with('#')).map(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()));
+    values.collect::<Option<Vec<u64>>>().expect("an OEIS file of `n a(n)` lines")
+}
+
+/// OEIS A000170: solutions on an empty n×n board, `a000170()[n - 1]` for n = 1, 2, ...
+pub fn a000170() -> Vec<u64> {
+    oeis(include_str!("../../fixtures/oeis/A000170.txt"))
+}
+
+/// Whether the tests run under CI (`CI=true`), where `.ci/run` has installed every tool, so
+/// that a test that cannot run its subject is a failure there.
+fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Says, where a person running `cargo test` sees it, that `test` did not run its subject
+/// because `tool` is missing; under CI it fails the test instead. Written to stderr
+/// directly: the test harness hides what `eprintln!` prints in a passing test.
+pub fn skip_missing_tool(test: &str, tool: &str) {
+    assert!(!under_ci(), "{test}: {tool} is missing, and CI installs it");
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {tool} is not installed (.ci/run installs it)");
+}
+
+/// Says, where a person running `cargo test` sees it, that `test` has nothing to check on
+/// this machine (it needs a GPU, or needs none, say): not a failure, even under CI.
+pub fn not_here(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "NOT APPLICABLE {test}: {why}");
+}
+
+/// Whether `tool --version` runs.
+pub fn have(tool: &str) -> bool {
+    std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
 
 /// The obviously-correct count: plain recursion with sets of used columns and diagonals.
 pub fn oracle(board: &Board) -> u64 {
@@ -51,32 +84,6 @@ pub fn count_cpu(board: &Board, no_symmetry: bool) -> u64 {
 pub fn count_plan(plan: &Plan, min_prefixes: usize) -> u64 {
     let prefixes = prefix::expand(plan, min_prefixes);
     cpu::count(plan, &prefixes, Schedule::Dynamic, &Control::default()).expect("not cancelled").solutions
-}
-
-/// A small deterministic generator (xorshift64*), so that failures reproduce from the seed.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next() % (hi - lo + 1) as u64) as usize
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p && p > 0.0
-    }
 }
 
 /// A board of side `n` whose cells are obstacles with probability `density`.

@@ -189,8 +189,10 @@ fn stats_say_how_many_boards_of_a_large_split_were_turned() {
 #[test]
 fn asking_for_the_gpu_without_one_exits_3_with_a_reason() {
     if nqueen::gpu::Gpu::open(None).is_ok() {
-        eprintln!("skipped: a GPU is present here, so --backend gpu succeeds");
-        return;
+        return crate::common::not_here(
+            "asking_for_the_gpu_without_one_exits_3_with_a_reason",
+            "a GPU is present, so --backend gpu succeeds",
+        );
     }
     nqueen()
         .args(["--backend", "gpu", "fixtures/sample.in"])

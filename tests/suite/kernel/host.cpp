@@ -1,5 +1,5 @@
 // Runs kernels/count.cu on the CPU, one emulated thread at a time, so that the kernel's
-// search can be checked where there is no GPU (tests/kernel_on_cpu.rs builds and drives it).
+// search can be checked where there is no GPU (tests/suite/kernel_on_cpu.rs builds and drives it).
 // Reads from stdin: n depth boards, each board's n row windows as the kernel reads them
 // (free, due, the next two rows' free: see row_windows in src/gpu/launch.rs), the weights,
 // the entry point (0 count_prefixes, 1 count_prefixes_due, 2 count_prefixes_uniform), the rows
@@ -39,7 +39,7 @@ static uint4 stack_load(unsigned int a) { return stack[a / sizeof(uint4)]; }
 static void stack_store(unsigned int a, uint4 s) { stack[a / sizeof(uint4)] = s; }
 static uint4 row_load(const uint4* p) { return *p; }
 
-#include "../../kernels/count.cu"
+#include "../../../kernels/count.cu"
 
 int main() {
     int n, depth, boards;

@@ -3,16 +3,13 @@
 
 use std::process::Command;
 
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
-}
+use crate::common::{have, skip_missing_tool};
 
 #[test]
 fn compare_script_runs_end_to_end_in_quick_mode() {
     for tool in ["python3", "cc"] {
         if !have(tool) {
-            eprintln!("skipped: {tool} is not installed (.ci/run installs it)");
-            return;
+            return skip_missing_tool("compare_script_runs_end_to_end_in_quick_mode", tool);
         }
     }
     let out = tempfile::tempdir().unwrap();

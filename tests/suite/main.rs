@@ -1,0 +1,12 @@
+//! nqueen's integration tests, in one binary so that the test build links once: the solver
+//! against an independent oracle and OEIS, the real binary on fixtures and bad input, the
+//! GPU kernel's source run on the CPU, and the scripts beside the program.
+
+mod common;
+
+mod cli;
+mod compare;
+mod kernel_on_cpu;
+mod oracle;
+mod robust;
+mod symmetry;
