@@ -1,7 +1,7 @@
 //! The GPU kernel's search run on the CPU: kernels/count.cu compiled as C++ with a small
 //! host (tests/suite/kernel/host.cpp) standing in for CUDA, on real plans (symmetry splits of
 //! many boards, due columns, every prefix depth), against the oracle and OEIS. This checks
-//! the kernel's logic where there is no GPU, as on CI; scripts/gpu-check.sh checks it on one.
+//! the kernel's logic where there is no GPU, as on CI; scripts/gpu/check.sh checks it on one.
 //! Skips, saying so, when no C++ compiler is found.
 
 use std::io::Write;

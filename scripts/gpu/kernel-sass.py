@@ -4,10 +4,10 @@ does (same options, sm_90 for the H100 unless --arch says otherwise) and prints,
 counting entry point, how many instructions its hot loop holds, over all paths, and how
 many of them are moves. The main loop is issue-bound on the H100 (ncu: 82% of issue
 slots busy, empty 19x19 plain), so fewer instructions there has meant less kernel time;
-timing on a GPU (scripts/kernel-ab.sh) still decides.
+timing on a GPU (scripts/gpu/kernel-ab.sh) still decides.
 
-    scripts/kernel-sass.py kernels/count.cu variant.cu          # loop sizes side by side
-    scripts/kernel-sass.py --sass out.sass kernels/count.cu     # and the full listing
+    scripts/gpu/kernel-sass.py kernels/count.cu variant.cu          # loop sizes side by side
+    scripts/gpu/kernel-sass.py --sass out.sass kernels/count.cu     # and the full listing
 
 NVRTC 13.0, cuobjdump and nvdisasm come from NVIDIA's wheels on PyPI, fetched once with
 pip into target/cuda-tools (about 220 MB unpacked); CUDA_TOOLS=DIR uses a CUDA 13 toolkit
@@ -25,7 +25,7 @@ import tempfile
 import zipfile
 
 WHEELS = ["nvidia-cuda-nvrtc==13.0.*", "nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def tools():

@@ -13,7 +13,7 @@
 # the table is printed last.
 #
 #   cargo build --release            # here
-#   scripts/gpu-check.sh             # there, from the repository root
+#   scripts/gpu/check.sh             # there, from the repository root
 #
 # SKIP_SANITIZER=1 and SKIP_TIMING=1 leave those parts out, SKIP_STRESS_CPU=1 the stress
 # file's CPU and baseline runs (about 5 minutes on 16 threads), SKIP_AUTO=1 part 5;

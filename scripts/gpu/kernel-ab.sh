@@ -2,8 +2,8 @@
 # Times GPU kernels side by side, for kernel work on a GPU machine (no Rust needed):
 #
 #   cargo build --release                                  # here
-#   scripts/kernel-ab.sh kernels/count.cu my-variant.cu    # there, from the repository root
-#   scripts/kernel-ab.sh old/nqueen target/release/nqueen  # two builds, each with its kernel
+#   scripts/gpu/kernel-ab.sh kernels/count.cu my-variant.cu    # there, from the repository root
+#   scripts/gpu/kernel-ab.sh old/nqueen target/release/nqueen  # two builds, each with its kernel
 #
 # Each argument is a kernel file, compiled by NVRTC through NQUEEN_KERNEL_SOURCE and run by
 # BIN (default target/release/nqueen), or a built nqueen, run as it is. Each is run with
