@@ -8,6 +8,10 @@ use nqueen::app::{Config, Input};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
 
+/// The most worker threads `-j` takes: every thread is started before any work, so a typo
+/// of a few zeros must not start tens of thousands.
+const MAX_THREADS: i64 = 1024;
+
 /// Counts the ways to place n non-attacking queens on n×n boards with obstacles.
 ///
 /// Reads judge input: each case is a line with n, then n rows of n cells, '.' free and
@@ -16,8 +20,9 @@ use nqueen::solve::{BackendChoice, Options};
 /// soon as it is counted.
 ///
 /// Exit status: 0 all answered, 1 bad or unreadable input (earlier cases are answered
-/// first), 2 bad command line, 3 --backend gpu with no usable GPU, 130 / 143 stopped by
-/// SIGINT / SIGTERM.
+/// first), 2 bad command line, 3 --backend gpu with no usable GPU (or the GPU failed), 4
+/// the answers could not be written, 130 / 143 stopped by SIGINT / SIGTERM. When several
+/// fail, the first in the order 130/143, 4, 3, 1 sets the status.
 #[derive(Parser, Debug)]
 #[command(name = "nqueen", version, max_term_width = 100)]
 pub struct Cli {
@@ -31,8 +36,8 @@ pub struct Cli {
     #[arg(short, long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
 
-    /// Worker threads for the CPU counter [default: all cores].
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads for the CPU counter, 1 to 1024 [default: all cores].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS))]
     threads: Option<u16>,
 
     /// How the CPU hands prefixes to its threads: dynamic (chunks of 16, each to the next

@@ -1,17 +1,18 @@
 //! Streaming parser for judge input: `n`, then `n` rows of `.` (free) and `*` (obstacle),
 //! repeated until end of input or a board size of `0`.
 //!
-//! Tokens may be separated by any ASCII whitespace, so blank lines, tabs and CRLF line
-//! ends are all accepted. The input is read one line at a time (found with `memchr`), and
-//! a line may be at most [`MAX_LINE`] bytes, so memory stays bounded whatever the input.
+//! Tokens may be separated by any ASCII whitespace, so blank lines, tabs, CRLF or CR line
+//! ends and a whole input on one line are all accepted, as is a UTF-8 byte-order mark at
+//! the start. The input is read token by token ([`tokens`]), so memory stays bounded
+//! whatever its shape.
+
+mod tokens;
 
 use std::fmt;
 use std::io::{self, BufRead};
 
 use crate::board::{Board, MAX_N};
-
-/// The longest input line accepted, in bytes; longer lines are an error, not an allocation.
-pub const MAX_LINE: usize = 64 * 1024;
+use tokens::{Token, Tokens};
 
 /// Why the input could not be read as boards.
 #[derive(Debug)]
@@ -36,147 +37,87 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// A token's 1-based column and its byte range (start, end) in the line.
-type Token = (usize, (usize, usize));
-
 /// Reads boards one at a time from a buffered reader; stops after the first error.
 pub struct Parser<R> {
-    src: R,
-    line: Vec<u8>,
-    line_no: usize,
-    pos: usize,
+    tokens: Tokens<R>,
+    /// The line of the last token read, for an error at the end of the input.
+    last_line: usize,
     finished: bool,
 }
 
 impl<R: BufRead> Parser<R> {
     /// A parser over `src`.
     pub fn new(src: R) -> Self {
-        Parser { src, line: Vec::new(), line_no: 0, pos: 0, finished: false }
+        Parser { tokens: Tokens::new(src), last_line: 1, finished: false }
     }
 
     /// The next board, `Ok(None)` at the end of the input or at a `0` board size.
     pub fn next_board(&mut self) -> Result<Option<Board>, ParseError> {
-        let Some((col, tok)) = self.next_token()? else { return Ok(None) };
-        let n = self.board_size(col, tok)?;
+        let Some(size) = self.next_token()? else { return Ok(None) };
+        let n = board_size(&size, self.tokens.bytes(&size))?;
         if n == 0 {
             return Ok(None);
         }
-        let size_line = self.line_no;
         let mut rows = Vec::with_capacity(n);
         for r in 0..n {
-            let Some((col, tok)) = self.next_token()? else {
-                let line = self.line_no.max(size_line);
+            let Some(row) = self.next_token()? else {
                 return Err(syntax(
-                    line,
+                    self.last_line,
                     None,
-                    format!(
-                        "the input ended inside the board of size {n} begun on line {size_line}: \
-                         expected row {} of {n}",
-                        r + 1
-                    ),
+                    format!("the input ended inside the board of size {n} begun on line {}: expected row {} of {n}", size.line, r + 1),
                 ));
             };
-            rows.push(self.row_mask(n, r, col, tok)?);
+            rows.push(row_mask(n, r, &row, self.tokens.bytes(&row))?);
         }
         Ok(Some(Board::from_rows(n, rows).expect("row masks are built within n columns")))
     }
 
-    fn board_size(&self, col: usize, tok: (usize, usize)) -> Result<usize, ParseError> {
-        let bytes = &self.line[tok.0..tok.1];
-        if !bytes.iter().all(u8::is_ascii_digit) {
-            return Err(syntax(
-                self.line_no,
-                Some(col),
-                format!("expected a board size (a whole number from 1 to {MAX_N}, or 0 to end), found {}", shown(bytes)),
-            ));
-        }
-        // Saturate so that any run of digits is judged without overflow.
-        let n = bytes.iter().fold(0usize, |v, &d| v.saturating_mul(10).saturating_add((d - b'0') as usize));
-        if n > MAX_N {
-            return Err(syntax(
-                self.line_no,
-                Some(col),
-                format!("board size {} is out of range: expected 1 to {MAX_N}, or 0 to end", shown(bytes)),
-            ));
-        }
-        Ok(n)
-    }
-
-    fn row_mask(&self, n: usize, r: usize, col: usize, tok: (usize, usize)) -> Result<u32, ParseError> {
-        let bytes = &self.line[tok.0..tok.1];
-        let mut mask = 0u32;
-        for (c, &b) in bytes.iter().enumerate() {
-            match b {
-                b'.' if c < n => mask |= 1 << c,
-                b'*' if c < n => {}
-                b'.' | b'*' => break,
-                _ => {
-                    return Err(syntax(
-                        self.line_no,
-                        Some(col + c),
-                        format!("expected '.' (free) or '*' (obstacle) in row {} of {n}, found {}", r + 1, shown(&bytes[c..c + 1])),
-                    ))
-                }
-            }
-        }
-        if bytes.len() != n {
-            return Err(syntax(self.line_no, Some(col), format!("row {} of {n} has {} cells, expected {n}", r + 1, bytes.len())));
-        }
-        Ok(mask)
-    }
-
-    /// The next whitespace-separated token as (1-based column, byte range in `self.line`).
     fn next_token(&mut self) -> Result<Option<Token>, ParseError> {
-        loop {
-            while self.pos < self.line.len() && self.line[self.pos].is_ascii_whitespace() {
-                self.pos += 1;
-            }
-            if self.pos < self.line.len() {
-                let start = self.pos;
-                while self.pos < self.line.len() && !self.line[self.pos].is_ascii_whitespace() {
-                    self.pos += 1;
-                }
-                return Ok(Some((start + 1, (start, self.pos))));
-            }
-            if !self.read_line()? {
-                return Ok(None);
-            }
+        let token = self.tokens.next_token().map_err(ParseError::Io)?;
+        if let Some(t) = &token {
+            self.last_line = t.line;
         }
+        Ok(token)
     }
+}
 
-    /// Loads the next line into `self.line`; `false` at the end of the input.
-    fn read_line(&mut self) -> Result<bool, ParseError> {
-        self.line.clear();
-        self.pos = 0;
-        let mut any = false;
-        loop {
-            let buf = match self.src.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ParseError::Io(e)),
-            };
-            if buf.is_empty() {
-                if any {
-                    self.line_no += 1;
-                }
-                return Ok(any);
-            }
-            any = true;
-            let (take, done) = match memchr::memchr(b'\n', buf) {
-                Some(i) => (i + 1, true),
-                None => (buf.len(), false),
-            };
-            if self.line.len() + take > MAX_LINE + 1 {
-                return Err(syntax(self.line_no + 1, None, format!("line is longer than {MAX_LINE} bytes")));
-            }
-            self.line.extend_from_slice(&buf[..take]);
-            self.src.consume(take);
-            if done {
-                self.line_no += 1;
-                return Ok(true);
+/// The board size a token (`bytes` kept of it) gives, 0 included.
+fn board_size(token: &Token, bytes: &[u8]) -> Result<usize, ParseError> {
+    let error = |message: String| Err(syntax(token.line, Some(token.column), message));
+    if !bytes.iter().all(u8::is_ascii_digit) {
+        return error(format!("expected a board size (a whole number from 1 to {MAX_N}, or 0 to end), found {}", shown(token, bytes)));
+    }
+    // Saturate so that any run of digits is judged without overflow; a token longer than
+    // it keeps is far out of range.
+    let n = bytes.iter().fold(0usize, |v, &d| v.saturating_mul(10).saturating_add((d - b'0') as usize));
+    if n > MAX_N || token.len > bytes.len() {
+        return error(format!("board size {} is out of range: expected 1 to {MAX_N}, or 0 to end", shown(token, bytes)));
+    }
+    Ok(n)
+}
+
+/// The free-cell mask of row `r` of an `n` board, from its token (`bytes` kept of it).
+fn row_mask(n: usize, r: usize, token: &Token, bytes: &[u8]) -> Result<u32, ParseError> {
+    let mut mask = 0u32;
+    for (c, &b) in bytes.iter().enumerate() {
+        match b {
+            b'.' if c < n => mask |= 1 << c,
+            b'*' if c < n => {}
+            b'.' | b'*' => break,
+            _ => {
+                return Err(syntax(
+                    token.line,
+                    Some(token.column + c),
+                    format!("expected '.' (free) or '*' (obstacle) in row {} of {n}, found {}", r + 1, shown_byte(b)),
+                ))
             }
         }
     }
+    if token.len != n {
+        let cells = if token.len == 1 { "cell" } else { "cells" };
+        return Err(syntax(token.line, Some(token.column), format!("row {} of {n} has {} {cells}, expected {n}", r + 1, token.len)));
+    }
+    Ok(mask)
 }
 
 impl<R: BufRead> Iterator for Parser<R> {
@@ -199,11 +140,16 @@ fn syntax(line: usize, column: Option<usize>, message: String) -> ParseError {
 }
 
 /// A token as the user will recognise it: quoted, escaped, cut to a readable length.
-fn shown(bytes: &[u8]) -> String {
+fn shown(token: &Token, bytes: &[u8]) -> String {
     const MAX_SHOWN: usize = 20;
     let cut = &bytes[..bytes.len().min(MAX_SHOWN)];
-    let more = if bytes.len() > MAX_SHOWN { "..." } else { "" };
+    let more = if token.len > MAX_SHOWN { "..." } else { "" };
     format!("\"{}{more}\"", cut.escape_ascii())
+}
+
+/// One byte as the user will recognise it.
+fn shown_byte(b: u8) -> String {
+    format!("\"{}\"", [b].escape_ascii())
 }
 
 #[cfg(test)]
@@ -244,7 +190,8 @@ mod tests {
     #[test]
     fn errors_name_the_line_and_what_was_expected() {
         let e = |t: &str| parse_all(t).pop().unwrap().unwrap_err();
-        assert_eq!(e("2\n..\n.\n"), "line 3, column 1: row 2 of 2 has 1 cells, expected 2");
+        assert_eq!(e("2\n..\n.\n"), "line 3, column 1: row 2 of 2 has 1 cell, expected 2");
+        assert_eq!(e("2\n..\n...\n"), "line 3, column 1: row 2 of 2 has 3 cells, expected 2");
         assert_eq!(e("2\n..\n.x\n"), "line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"x\"");
         assert!(e("abc\n").starts_with("line 1, column 1: expected a board size"));
         assert!(e("33\n").contains("board size \"33\" is out of range"));
@@ -254,9 +201,28 @@ mod tests {
     }
 
     #[test]
-    fn a_line_longer_than_the_limit_is_an_error_not_an_allocation() {
-        let long = format!("1\n{}\n", ".".repeat(MAX_LINE + 10));
-        assert_eq!(parse_all(&long).pop().unwrap().unwrap_err(), format!("line 2: line is longer than {MAX_LINE} bytes"));
+    fn a_whole_input_on_one_line_is_read() {
+        let one_line = ["4 .... .... .... ...."; 5000].join(" ");
+        let got = parse_all(&one_line);
+        assert_eq!(got.len(), 5000);
+        assert!(got.iter().all(|b| b.as_ref().is_ok_and(|b| *b == Board::empty(4).unwrap())));
+    }
+
+    #[test]
+    fn a_long_token_is_an_error_not_an_allocation() {
+        let long = format!("1\n{}\n", ".".repeat(1 << 20));
+        assert_eq!(parse_all(&long).pop().unwrap().unwrap_err(), "line 2, column 1: row 1 of 1 has 1048576 cells, expected 1");
+        let digits = format!("0{}", "0".repeat(100));
+        assert!(parse_all(&digits).pop().unwrap().unwrap_err().contains("out of range"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_vertical_tabs_and_cr_line_ends_are_accepted() {
+        assert_eq!(parse_all("\u{feff}2\x0b.*\r**\r").len(), 1);
+        assert_eq!(
+            parse_all("2\r..\r.x\r").pop().unwrap().unwrap_err(),
+            "line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"x\""
+        );
     }
 
     #[test]

@@ -146,7 +146,9 @@ impl Solver {
         report.count = tally.solutions;
         report.nodes = tally.nodes;
         let search = cpu::search_name(&plan, base.depth);
-        report.backend = format!("cpu({} threads, {:?}, {search})", rayon::current_num_threads(), self.options.schedule).to_lowercase();
+        let threads = rayon::current_num_threads();
+        let plural = if threads == 1 { "" } else { "s" };
+        report.backend = format!("cpu({threads} thread{plural}, {:?}, {search})", self.options.schedule).to_lowercase();
         report.elapsed = started.elapsed();
         Ok(report)
     }

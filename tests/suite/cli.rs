@@ -83,6 +83,7 @@ fn bad(input: &str, answered: &str, message: &str) {
 #[test]
 fn a_short_row_is_reported_with_its_line() {
     bad("1\n.\n3\n...\n..\n...\n", "Case 1: 1\n", "<stdin>: line 5, column 1: row 2 of 3 has 2 cells, expected 3");
+    bad("3\n...\n.\n...\n", "", "line 3, column 1: row 2 of 3 has 1 cell, expected 3");
 }
 
 #[test]
@@ -148,6 +149,56 @@ fn a_bad_command_line_exits_2() {
     nqueen().arg("--backend=tpu").assert().code(2);
     nqueen().args(["--threads", "0"]).assert().code(2);
     nqueen().arg("--no-such-flag").assert().code(2);
+}
+
+#[test]
+fn thousands_of_threads_are_refused_at_once() {
+    nqueen()
+        .args(["-j", "20000", "fixtures/sample.in"])
+        .timeout(std::time::Duration::from_secs(10))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("20000 is not in 1..=1024"));
+}
+
+#[test]
+fn a_whole_input_on_one_line_is_answered() {
+    let one_line = ["4 .... .... .... ...."; 5000].join(" ");
+    let want: String = (1..=5000).map(|k| format!("Case {k}: 2\n")).collect();
+    nqueen().write_stdin(one_line).assert().success().stdout(want);
+}
+
+#[test]
+fn a_byte_order_mark_vertical_tabs_and_cr_line_ends_are_read() {
+    nqueen().write_stdin("\u{feff}4\n....\n....\n....\n....\n").assert().success().stdout("Case 1: 2\n");
+    nqueen().write_stdin("4\x0b....\x0b....\x0c....\t....").assert().success().stdout("Case 1: 2\n");
+    bad("1\r.\r2\r..\r.x\r", "Case 1: 1\n", "<stdin>: line 5, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2");
+}
+
+#[test]
+fn answers_that_cannot_be_written_exit_4() {
+    if !Path::new("/dev/full").exists() {
+        return crate::common::not_here("answers_that_cannot_be_written_exit_4", "no /dev/full to write to");
+    }
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).arg("fixtures/sample.in").stdout(full).output().unwrap();
+    assert_eq!(run.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("cannot write the answers"));
+}
+
+#[test]
+fn a_gpu_failure_outranks_bad_input_in_the_exit_status() {
+    if nqueen::gpu::Gpu::open(None).is_ok() {
+        return crate::common::not_here("a_gpu_failure_outranks_bad_input_in_the_exit_status", "a GPU is present");
+    }
+    // Both are reported; the status is the GPU's, as the precedence says.
+    nqueen()
+        .args(["--backend", "gpu"])
+        .write_stdin("2\n..\n")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("line 2").and(predicate::str::contains("--backend gpu:")));
 }
 
 #[test]

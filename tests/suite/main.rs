@@ -8,5 +8,6 @@ mod cli;
 mod compare;
 mod kernel_on_cpu;
 mod oracle;
+mod parse;
 mod robust;
 mod symmetry;
