@@ -115,7 +115,7 @@ __device__ __forceinline__ void count_all(
     int n,
     int depth,
     unsigned int* next_prefix,                 // the shared work counter, zero at launch
-    unsigned long long* totals,                // [0] weighted solutions, [1] nodes; accumulated
+    unsigned long long* totals,                // [0] weighted solutions, [1] nodes, [2] set on a wrap
     unsigned int stride)                       // bytes from a thread's stack entry to its next
 {
     constexpr bool DUE = KIND == ROWS_DUE, UNIFORM = KIND == ROWS_UNIFORM;
@@ -216,11 +216,14 @@ __device__ __forceinline__ void count_all(
         avail = DUE ? narrowed_late(x1, r1.y & ~cols) : x1;
     }
 
-    // Reduction: warp shuffles, then one atomic per warp into the totals.
+    // Reduction: warp shuffles, then one atomic per warp into the totals. A launch's
+    // solutions are summed in 64 bits, which the host adds in 128: the last sum is checked
+    // for a wrap (a thread's or a warp's sum could only wrap after centuries of counting).
     solutions = warp_sum(solutions);
     const unsigned long long warp_nodes = warp_sum((unsigned long long)nodes);
     if ((threadIdx.x & 31) == 0) {
-        atomicAdd(&totals[0], solutions);
+        const unsigned long long before = atomicAdd(&totals[0], solutions);
+        if (before + solutions < before) totals[2] = 1;
         atomicAdd(&totals[1], warp_nodes);
     }
 }

@@ -1,16 +1,19 @@
-//! The program's whole job: read every input, answer every case as soon as it is counted,
-//! and report the first bad input with where it is and what was expected.
+//! The program's whole job, whichever way it is asked: count every case of every input
+//! and answer each as soon as it is counted (or, with `--shard`, write its part record);
+//! merge part files; or print the table of empty boards. Errors name the file, line and
+//! column and what was expected; the exit status says what went wrong first.
+
+mod count;
+mod merge;
 
 use std::fmt;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::control::Control;
-use crate::parse::Parser;
-use crate::progress::Progress;
-use crate::solve::{BackendChoice, Options, SolveError, Solver};
+use crate::solve::{Options, Solver};
+use crate::work::Shard;
 
 /// Exit status: every case answered.
 pub const EXIT_OK: i32 = 0;
@@ -20,8 +23,51 @@ pub const EXIT_BAD_INPUT: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// Exit status: the GPU was asked for and is not usable, or failed.
 pub const EXIT_NO_GPU: i32 = 3;
-/// Exit status: the answers could not be written (a full disk, say).
+/// Exit status: the answers (or a checkpoint) could not be written (a full disk, say).
 pub const EXIT_OUTPUT: i32 = 4;
+
+/// Where boards come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Standard input.
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Input {
+    /// Its name in messages and records.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// What a run does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Counts every case of the inputs: all of it, or one shard with `shard`, resuming from
+    /// and recording into `checkpoint` if given.
+    Count { shard: Option<Shard>, checkpoint: Option<PathBuf> },
+    /// Adds up the part files given as inputs; with `status`, only says what is missing.
+    Merge { status: bool },
+}
+
+/// Everything a run needs, parsed once from the command line.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Inputs in order; each restarts the case numbering, as if run on its own.
+    pub inputs: Vec<Input>,
+    pub mode: Mode,
+    /// How to solve.
+    pub solve: Options,
+    /// Print a line of statistics per case on stderr.
+    pub stats: bool,
+    /// Draw a progress bar on stderr for long cases.
+    pub progress: bool,
+}
 
 /// What went wrong in a run, in order of precedence: when several things fail, the exit
 /// status is the first of these that happened. A signal stops everything; answers that
@@ -31,7 +77,7 @@ pub const EXIT_OUTPUT: i32 = 4;
 pub enum Failure {
     /// Stopped by this signal (exit status 128 + signal).
     Signal(i32),
-    /// The answers could not be written.
+    /// The answers or a checkpoint could not be written.
     Output,
     /// The GPU was asked for and is not usable, or failed.
     Gpu,
@@ -60,40 +106,16 @@ impl Outcome {
         self.0 = Some(self.0.map_or(failure, |f| f.min(failure)));
     }
 
+    /// Notes why a run stopped early, if it was a failure.
+    fn stopped(&mut self, stop: Stop) {
+        if let Stop::Failed(failure) = stop {
+            self.note(failure);
+        }
+    }
+
     fn status(self) -> i32 {
         self.0.map_or(EXIT_OK, Failure::status)
     }
-}
-
-/// Where boards come from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
-    /// Standard input.
-    Stdin,
-    /// A file.
-    File(PathBuf),
-}
-
-impl Input {
-    fn name(&self) -> String {
-        match self {
-            Input::Stdin => "<stdin>".to_string(),
-            Input::File(p) => p.display().to_string(),
-        }
-    }
-}
-
-/// Everything a run needs, parsed once from the command line.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Inputs in order; each restarts the case numbering, as if run on its own.
-    pub inputs: Vec<Input>,
-    /// How to solve.
-    pub solve: Options,
-    /// Print a line of statistics per case on stderr.
-    pub stats: bool,
-    /// Draw a progress bar on stderr for long cases.
-    pub progress: bool,
 }
 
 /// Runs the whole job with `solver` (made from `config.solve`), writing answers to `out`
@@ -101,36 +123,18 @@ pub struct Config {
 /// [`Failure`]).
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
-    for input in &config.inputs {
-        let reader: Box<dyn BufRead> = match input {
-            Input::Stdin => Box::new(io::stdin().lock()),
-            Input::File(path) => match File::open(path) {
-                Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
-                Err(e) => {
-                    say(err, format_args!("{}: {e}", path.display()));
-                    outcome.note(Failure::BadInput);
-                    continue;
-                }
-            },
-        };
-        match answer_all(reader, &input.name(), config, solver, ctl, out, err) {
-            Ok(true) => {}
-            Ok(false) => outcome.note(Failure::BadInput),
-            Err(Stop::Failed(failure)) => {
-                outcome.note(failure);
-                return outcome.status();
-            }
-            Err(Stop::Quiet) => return outcome.status(),
-        }
-    }
-    // Asked for the GPU and never needed it (no boards): still say when there is none.
-    if config.solve.backend == BackendChoice::Gpu {
-        if let Err(e) = solver.gpu() {
-            say(err, format_args!("--backend gpu: {e}"));
-            outcome.note(Failure::Gpu);
-        }
+    let mut sink = Sink { out, err };
+    match &config.mode {
+        Mode::Count { shard, checkpoint } => count::run(config, *shard, checkpoint.as_deref(), solver, ctl, &mut sink, &mut outcome),
+        Mode::Merge { status } => merge::run(&config.inputs, *status, &mut sink, &mut outcome),
     }
     outcome.status()
+}
+
+/// Where a run writes: answers (or records) to `out`, diagnostics to `err`.
+struct Sink<'a, O: Write, E: Write> {
+    out: &'a mut O,
+    err: &'a mut E,
 }
 
 /// Why a run ends before its inputs do.
@@ -141,60 +145,26 @@ enum Stop {
     Quiet,
 }
 
-/// Answers every case of one input; `Ok(false)` when it held bad input (reported).
-fn answer_all(
-    reader: impl BufRead,
-    name: &str,
-    config: &Config,
-    solver: &mut Solver,
-    ctl: &Arc<Control>,
-    out: &mut impl Write,
-    err: &mut impl Write,
-) -> Result<bool, Stop> {
-    for (i, board) in Parser::new(reader).enumerate() {
-        let case = i + 1;
-        let board = match board {
-            Ok(b) => b,
+impl<O: Write, E: Write> Sink<'_, O, E> {
+    /// Writes one line of output and flushes it at once, so that a later failure loses
+    /// nothing.
+    fn line(&mut self, line: &str) -> Result<(), Stop> {
+        let written = self.out.write_all(line.as_bytes()).and_then(|_| self.out.write_all(b"\n")).and_then(|_| self.out.flush());
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(Stop::Quiet),
             Err(e) => {
-                say(err, format_args!("{name}: {e}"));
-                return Ok(false);
+                self.say(format_args!("cannot write the answers: {e}"));
+                Err(Stop::Failed(Failure::Output))
             }
-        };
-        let report = {
-            let _bar = Progress::start(Arc::clone(ctl), case, config.progress);
-            solver.solve(&board, ctl)
-        };
-        let report = match report {
-            Ok(r) => r,
-            Err(SolveError::Interrupted) => return Err(Stop::Failed(Failure::Signal(ctl.signal().unwrap_or(2)))),
-            Err(SolveError::Gpu(e)) => {
-                say(err, format_args!("--backend gpu: {name}: case {case}: {e}"));
-                return Err(Stop::Failed(Failure::Gpu));
-            }
-        };
-        for warning in &report.warnings {
-            say(err, format_args!("warning: {warning}"));
-        }
-        // One write per line, flushed at once, so a later failure loses nothing.
-        let line = format!("Case {case}: {}\n", report.count);
-        if let Err(e) = out.write_all(line.as_bytes()).and_then(|_| out.flush()) {
-            if e.kind() == io::ErrorKind::BrokenPipe {
-                return Err(Stop::Quiet);
-            }
-            say(err, format_args!("cannot write the answers: {e}"));
-            return Err(Stop::Failed(Failure::Output));
-        }
-        if config.stats {
-            say(err, format_args!("{name}: case {case}: {report}"));
         }
     }
-    Ok(true)
-}
 
-/// Writes one diagnostic line to `err`. A diagnostic that cannot be written has nowhere
-/// else to go, so a failure here is ignored.
-fn say(err: &mut impl Write, message: fmt::Arguments<'_>) {
-    let _ = writeln!(err, "nqueen: {message}");
+    /// Writes one diagnostic line. A diagnostic that cannot be written has nowhere else to
+    /// go, so a failure here is ignored.
+    fn say(&mut self, message: fmt::Arguments<'_>) {
+        let _ = writeln!(self.err, "nqueen: {message}");
+    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
-use nqueen::app::{Config, Input};
+use nqueen::app::{Config, Input, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
+use nqueen::work::Shard;
 
 /// The most worker threads `-j` takes: every thread is started before any work, so a typo
 /// of a few zeros must not start tens of thousands.
@@ -68,6 +69,41 @@ pub struct Cli {
     /// Never draw the progress bar (it is drawn only when stderr is a terminal).
     #[arg(short, long)]
     quiet: bool,
+
+    /// Count only shard K (from 0) of M of every case, and print a JSON part record per
+    /// case instead of its answer; the M shards of a case add up to its count (see --merge).
+    /// Every machine splits a board into the same shards.
+    #[arg(long, value_name = "K/M", value_parser = shard, help_heading = "Counting past one machine")]
+    shard: Option<Shard>,
+
+    /// Append each finished unit of work and case to FILE (synced to disk), and skip what
+    /// it already holds: a run stopped at any moment and started again with the same
+    /// input and FILE loses at most a few seconds of work and prints the same answers.
+    #[arg(long, value_name = "FILE", help_heading = "Counting past one machine")]
+    checkpoint: Option<PathBuf>,
+
+    /// Add up the part records in the FILEs (from --shard runs) and print the answers a
+    /// plain run would; a missing, repeated or mismatched shard is an error.
+    #[arg(long, conflicts_with_all = ["shard", "checkpoint"], help_heading = "Counting past one machine")]
+    merge: bool,
+
+    /// With --merge: only list what each case still lacks (exit status 1 while incomplete).
+    #[arg(long, requires = "merge", help_heading = "Counting past one machine")]
+    status: bool,
+}
+
+/// Parses "K/M": shard K, from 0, of M.
+fn shard(text: &str) -> Result<Shard, String> {
+    let (k, m) = text.split_once('/').ok_or("expected K/M, shard K (from 0) of M, e.g. 3/64")?;
+    let k: usize = k.trim().parse().map_err(|_| format!("{k:?} is not a shard number"))?;
+    let m: usize = m.trim().parse().map_err(|_| format!("{m:?} is not a number of shards"))?;
+    if m == 0 {
+        return Err("M must be at least 1".into());
+    }
+    if k >= m {
+        return Err(format!("shards are numbered from 0, so K must be below M ({m})"));
+    }
+    Ok(Shard { index: k, count: m })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -98,8 +134,14 @@ impl Cli {
         } else {
             self.files.iter().map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::File(f.clone()) }).collect()
         };
+        let mode = if self.merge {
+            Mode::Merge { status: self.status }
+        } else {
+            Mode::Count { shard: self.shard, checkpoint: self.checkpoint.clone() }
+        };
         Config {
             inputs,
+            mode,
             solve: Options {
                 backend: match self.backend {
                     BackendArg::Auto => BackendChoice::Auto,

@@ -1,11 +1,11 @@
 //! What the counters share with the rest of the program while they run: a cancel flag
-//! (set by Ctrl-C) and a count of the prefixes done, for the progress bar.
+//! (set by Ctrl-C) and how much of the estimated work is done, for the progress bar.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The work was stopped by [`Control::cancel`] (a signal) before it finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +26,20 @@ pub struct Control {
     signal: AtomicI32,
     done: AtomicU64,
     total: AtomicU64,
-    stage: Mutex<&'static str>,
+    /// The backend counting, since when, and the work done when it began.
+    stage: Mutex<Option<(&'static str, Instant, u64)>>,
+}
+
+/// How far a count has come: the estimated work done and in all (in estimated search
+/// nodes, or prefixes where nothing was estimated), the backend, and since when it counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+    /// Work done before this count began (by an earlier run that left a checkpoint).
+    pub done_at_start: u64,
+    pub stage: &'static str,
+    pub since: Instant,
 }
 
 impl Control {
@@ -55,24 +68,32 @@ impl Control {
         }
     }
 
-    /// Starts counting progress afresh over `total` prefixes, on the backend `stage`.
-    pub fn begin(&self, total: u64, stage: &'static str) {
-        self.done.store(0, Ordering::Relaxed);
-        self.total.store(total, Ordering::Relaxed);
+    /// Starts counting progress afresh over `total` estimated work, of which `done` is
+    /// done already (by an earlier run), on the backend `stage`.
+    pub fn begin(&self, done: f64, total: f64, stage: &'static str) {
+        self.done.store(done as u64, Ordering::Relaxed);
+        self.total.store(total as u64, Ordering::Relaxed);
         if let Ok(mut s) = self.stage.lock() {
-            *s = stage;
+            *s = Some((stage, Instant::now(), done as u64));
         }
     }
 
-    /// Records `k` more prefixes done.
-    pub fn advance(&self, k: u64) {
-        self.done.fetch_add(k, Ordering::Relaxed);
+    /// Records `work` more estimated work done.
+    pub fn advance(&self, work: f64) {
+        self.done.fetch_add(work as u64, Ordering::Relaxed);
     }
 
-    /// Prefixes done and in all since the last [`Control::begin`], and its backend.
-    pub fn progress(&self) -> (u64, u64, &'static str) {
-        let stage = self.stage.lock().map(|s| *s).unwrap_or("");
-        (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed), stage)
+    /// How far the count begun by the last [`Control::begin`] has come; `None` before one.
+    pub fn progress(&self) -> Option<Progress> {
+        let (stage, since, done_at_start) = self.stage.lock().ok().and_then(|s| *s)?;
+        Some(Progress { done: self.done.load(Ordering::Relaxed), total: self.total.load(Ordering::Relaxed), done_at_start, stage, since })
+    }
+
+    /// Forgets the count begun by the last [`Control::begin`]: the case is over.
+    pub fn end(&self) {
+        if let Ok(mut s) = self.stage.lock() {
+            *s = None;
+        }
     }
 }
 

@@ -34,8 +34,9 @@ pub const DYNAMIC_CHUNK: usize = 16;
 
 /// Counts all of `prefixes` on the current rayon pool: each thread takes its chunks as the
 /// schedule says and feeds their prefixes to one search, so that the lanes of
-/// [`lanes`] never wait for a chunk's last prefix.
-pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
+/// [`lanes`] never wait for a chunk's last prefix. `work` is each prefix's estimated work,
+/// for the progress bar (empty: one each).
+pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
     let depth = prefixes.depth;
     let items = &prefixes.items[..];
     let threads = rayon::current_num_threads();
@@ -50,8 +51,9 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, schedule: Schedule, ctl: &Control
                 Schedule::Static => (dealt.next()?, STATIC_CHUNK),
                 Schedule::Dynamic => (taken.fetch_add(DYNAMIC_CHUNK, Ordering::Relaxed), DYNAMIC_CHUNK),
             };
-            let chunk = items.get(start..items.len().min(start + size))?;
-            ctl.advance(chunk.len() as u64);
+            let range = start..items.len().min(start + size);
+            let chunk = items.get(range.clone())?;
+            ctl.advance(work.get(range).map_or(chunk.len() as f64, |w| w.iter().sum()));
             Some(chunk)
         });
         search.run(plan, depth, mine.flatten(), ctl)
@@ -116,7 +118,7 @@ impl Search {
             Search::Scalar => prefixes.into_iter().try_fold(Tally::default(), |t, p| {
                 let b = p.board as usize;
                 let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, p, ctl)?;
-                Ok(t + Tally { solutions: solutions * plan.weights[b], nodes })
+                Ok(t + Tally::weighted(solutions, plan.weights[b], nodes))
             }),
         }
     }
@@ -296,12 +298,16 @@ mod tests {
     }
 
     #[test]
-    fn weighted_sums_are_64_bit() {
+    fn weighted_sums_do_not_wrap() {
         // 92 solutions of weight 2^33 each: past 32 bits, as the count of an empty 19x19 is.
         let mut plan = Plan::plain(&Board::empty(8).unwrap());
         plan.weights = vec![1 << 33];
-        let got = count(&plan, &expand(&plan, 100), Schedule::Dynamic, &Control::default()).unwrap();
+        let got = count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, &Control::default()).unwrap();
         assert_eq!(got.solutions, 92 << 33);
+        // And past 64 bits, which no 64-bit sum could hold.
+        plan.weights = vec![u64::MAX];
+        let got = count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, &Control::default()).unwrap();
+        assert_eq!(got.solutions, 92 * u128::from(u64::MAX));
     }
 
     #[test]
@@ -309,6 +315,6 @@ mod tests {
         let plan = Plan::plain(&Board::empty(10).unwrap());
         let ctl = Control::default();
         ctl.cancel();
-        assert!(count(&plan, &expand(&plan, 100), Schedule::Dynamic, &ctl).is_err());
+        assert!(count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, &ctl).is_err());
     }
 }

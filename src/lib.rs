@@ -20,11 +20,13 @@
 
 pub mod app;
 pub mod board;
+pub mod checkpoint;
 pub mod control;
 pub mod cpu;
 pub mod estimate;
 pub mod gpu;
 pub mod parse;
+pub mod parts;
 pub mod plan;
 pub mod prefix;
 pub mod progress;
@@ -32,3 +34,4 @@ pub mod rng;
 pub mod solve;
 pub mod symmetry;
 pub mod tally;
+pub mod work;

@@ -149,17 +149,17 @@ fn count_at(plan: &Plan, p: &Prefix, depth: usize, extra: usize) -> u64 {
     total
 }
 
-/// The roots of each batch of the prefixes `deeper.extra` rows further down, in order:
-/// runs of roots with at most `cap` prefixes in all (or one root, where it alone has more),
-/// so that the memory a batch needs stays bounded however many prefixes there are.
-pub fn batches(deeper: &Deeper, cap: usize) -> Vec<Range<usize>> {
+/// The roots of each batch of roots that make `per_root` prefixes each, in order: runs of
+/// roots with at most `cap` prefixes in all (or one root, where it alone has more), so that
+/// the memory a batch needs stays bounded however many prefixes there are.
+pub fn batches(per_root: &[u64], cap: usize) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut start = 0;
-    while start < deeper.per_root.len() {
+    while start < per_root.len() {
         let mut end = start;
         let mut size = 0u64;
-        while end < deeper.per_root.len() && (end == start || size + deeper.per_root[end] <= cap as u64) {
-            size += deeper.per_root[end];
+        while end < per_root.len() && (end == start || size + per_root[end] <= cap as u64) {
+            size += per_root[end];
             end += 1;
         }
         ranges.push(start..end);
@@ -218,7 +218,7 @@ mod tests {
         let full = expand(&plan, 2000);
         assert_eq!(base.depth + deeper.extra, full.depth);
         assert_eq!(deeper.total(), full.items.len() as u64);
-        let ranges = batches(&deeper, 100);
+        let ranges = batches(&deeper.per_root, 100);
         assert!(ranges.len() > 1);
         assert_eq!(ranges.iter().flat_map(|r| r.clone()).collect::<Vec<_>>(), (0..base.items.len()).collect::<Vec<_>>());
         for r in &ranges {
@@ -226,7 +226,6 @@ mod tests {
             assert!(size <= 100 || r.len() == 1, "{r:?} holds {size}");
         }
         // One root with more than the cap gets a batch of its own.
-        let lopsided = Deeper { extra: 1, per_root: vec![3, 500, 2, 2] };
-        assert_eq!(batches(&lopsided, 10), vec![0..1, 1..2, 2..4]);
+        assert_eq!(batches(&[3, 500, 2, 2], 10), vec![0..1, 1..2, 2..4]);
     }
 }

@@ -1,19 +1,23 @@
-//! One board in, one count out: plans the board, expands its prefixes, picks a backend and
-//! runs it. The rest of the program does not care which backend ran.
+//! One board in, one count out: plans the board, expands its prefixes, divides them (see
+//! [`crate::work`]), picks a backend and runs it. The rest of the program does not care
+//! which backend ran.
 
 mod auto;
 mod opener;
 mod report;
 
 use std::fmt;
-use std::time::Instant;
+use std::io;
+use std::time::{Duration, Instant};
 
 use crate::board::Board;
 use crate::control::{Control, Interrupted};
 use crate::cpu::{self, Schedule};
-use crate::gpu::{self, GpuCountError, GpuError};
+use crate::gpu::{self, GpuCountError, GpuError, Units};
 use crate::plan::{self, Plan};
 use crate::prefix::{self, Prefix, Prefixes};
+use crate::tally::Tally;
+use crate::work::{self, Blocks, Selection, Shard, Unit};
 use auto::{cpu_would_take, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
 use opener::Opener;
 pub use report::Report;
@@ -48,8 +52,20 @@ pub struct Options {
     pub quick_exit: bool,
 }
 
-/// Random dives that estimate a board's search tree before it goes to the GPU (about 1 ms).
+/// Random dives that estimate a board's search tree before it goes to the GPU, where its
+/// blocks were not estimated (about 1 ms).
 const ESTIMATE_DIVES: u32 = 4096;
+/// Planned trees from which a case's blocks are estimated even when no shard or
+/// checkpoint needs it, for the progress bar: such a case may run for seconds, and the
+/// estimate costs milliseconds.
+const ESTIMATED_WORK_NODES: f64 = 1e10;
+/// Seconds of counting a unit of a checkpointed run aims at: a kill loses about this much.
+const UNIT_SECONDS: f64 = 2.0;
+/// Search nodes per second per CPU thread that units are sized by (the scalar search's
+/// rate times each search's speed-up).
+const SCALAR_NODES_PER_SECOND: f64 = 1.3e8;
+/// Search nodes per second per GPU that units are sized by (an H100 on the plain kernel).
+const GPU_NODES_PER_SECOND: f64 = 4e11;
 
 /// Why a board was not solved.
 #[derive(Debug)]
@@ -58,6 +74,8 @@ pub enum SolveError {
     Interrupted,
     /// `--backend gpu` and no usable GPU, or the GPU failed.
     Gpu(GpuError),
+    /// A finished unit could not be recorded (see [`Part::record`]).
+    Record(io::Error),
 }
 
 impl fmt::Display for SolveError {
@@ -65,6 +83,7 @@ impl fmt::Display for SolveError {
         match self {
             SolveError::Interrupted => f.write_str("interrupted"),
             SolveError::Gpu(e) => e.fmt(f),
+            SolveError::Record(e) => write!(f, "cannot record a finished unit: {e}"),
         }
     }
 }
@@ -75,6 +94,44 @@ impl From<Interrupted> for SolveError {
     fn from(_: Interrupted) -> Self {
         SolveError::Interrupted
     }
+}
+
+/// A board made ready to count: its plan, its prefixes and their blocks, the same on
+/// every machine for the same board, options and number of shards.
+pub struct Case {
+    pub plan: Plan,
+    /// Every prefix of the case; shards and units are ranges of it.
+    pub base: Prefixes,
+    pub blocks: Blocks,
+    /// Whether `blocks` holds estimated search nodes (else one unit of work a prefix).
+    pub estimated: bool,
+    /// What the case was counted from (see [`work::fingerprint`]).
+    pub fingerprint: String,
+    started: Instant,
+    plan_time: Duration,
+}
+
+impl Case {
+    /// Each prefix's estimated work.
+    pub fn work(&self) -> Vec<f64> {
+        self.blocks.per_prefix()
+    }
+}
+
+/// What to do with each unit of a count once it is counted (from any thread): record it.
+pub type RecordUnit<'a> = &'a (dyn Fn(&Unit, Tally) -> io::Result<()> + Sync);
+
+/// Which of a case's prefixes a count covers, and what it does as units finish.
+pub struct Part<'a> {
+    /// The prefixes to count now.
+    pub selection: Selection,
+    /// What an earlier run counted of the same case (from a checkpoint), added to the report.
+    pub counted_before: Tally,
+    /// The estimated work of that earlier count, for the progress bar.
+    pub work_before: f64,
+    /// Called with each unit, from any thread, once it is counted; the count is cut into
+    /// units of a few seconds each only when this is given, else it is one unit.
+    pub record: Option<RecordUnit<'a>>,
 }
 
 /// Solves boards one after another with fixed options.
@@ -98,7 +155,7 @@ impl Solver {
         self.gpu.wait(self.options.devices.as_deref(), self.options.quick_exit)
     }
 
-    /// Counts the solutions of `board`.
+    /// Counts the solutions of `board`, all of them.
     pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let started = Instant::now();
         if self.options.backend != BackendChoice::Gpu {
@@ -106,34 +163,69 @@ impl Solver {
                 let plan = Plan::plain(board);
                 let root = Prefixes { depth: 0, items: vec![Prefix::default()] };
                 let mut report = Report::new(board, &plan, &root);
-                report.count = count;
-                report.nodes = nodes;
+                report.count = u128::from(count);
+                report.nodes = u128::from(nodes);
                 report.backend = "cpu(probe: whole tree under the planning budget)".to_string();
                 report.elapsed = started.elapsed();
                 report.plan_time = report.elapsed;
                 return Ok(report);
             }
         }
-        let as_is = Plan::as_is(board);
-        let plan = if self.options.no_symmetry {
-            as_is
+        let case = self.prepare(board, 1, false);
+        let part = Part { selection: case.blocks.of_shard(Shard::WHOLE), counted_before: Tally::default(), work_before: 0.0, record: None };
+        self.count(board, &case, &part, ctl)
+    }
+
+    /// Plans `board` and divides its prefixes for `shards` shards: the same on every
+    /// machine (see [`crate::work`]). Blocks are estimated when there are several shards,
+    /// when `estimate` asks for it, or when the case is large enough to show progress.
+    /// With `auto`, the GPU starts opening in the background if the board may need it.
+    pub fn prepare(&mut self, board: &Board, shards: usize, estimate: bool) -> Case {
+        let started = Instant::now();
+        let (plan, base) = if plan::small_count(board).is_some() {
+            // Counted in one piece, by whichever backend: all of it in shard 0.
+            (Plan::plain(board), Prefixes { depth: 0, items: vec![Prefix::default()] })
         } else {
-            self.open_gpu_if_needed(as_is.expected_nodes, PLANNING_CUT);
-            Plan::chosen(board, as_is)
+            let as_is = Plan::as_is(board);
+            let plan = if self.options.no_symmetry {
+                as_is
+            } else {
+                self.open_gpu_if_needed(as_is.expected_nodes, PLANNING_CUT);
+                Plan::chosen(board, as_is)
+            };
+            self.open_gpu_if_needed(plan.expected_nodes, 1.0);
+            let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes).max(work::BLOCKS_PER_SHARD * shards));
+            (plan, base)
         };
-        self.open_gpu_if_needed(plan.expected_nodes, 1.0);
-        let plan_time = started.elapsed();
-        let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
-        let mut report = Report::new(board, &plan, &base);
-        report.plan_time = plan_time;
-        if self.wants_gpu(&plan, &base, &mut report.warnings) {
-            match self.count_on_gpu(&plan, &base, ctl, &mut report) {
-                Ok(true) => {
-                    report.elapsed = started.elapsed();
-                    return Ok(report);
-                }
+        let estimated = shards > 1 || estimate || plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
+        let blocks = if estimated { Blocks::estimated(&plan, &base, shards) } else { Blocks::uniform(&base) };
+        let fingerprint = work::fingerprint(&plan, &base, Shard { index: 0, count: shards });
+        Case { plan, base, blocks, estimated, fingerprint, started, plan_time: started.elapsed() }
+    }
+
+    /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
+    /// the options and the board call for.
+    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ctl: &Control) -> Result<Report, SolveError> {
+        let (plan, base) = (&case.plan, &case.base);
+        let roots = Prefixes {
+            depth: base.depth,
+            items: part.selection.ranges.iter().flat_map(|r| base.items[r.clone()].iter().copied()).collect(),
+        };
+        let all_work = case.work();
+        let work: Vec<f64> = part.selection.ranges.iter().flat_map(|r| all_work[r.clone()].iter().copied()).collect();
+        let units = |rate| {
+            let budget = if part.record.is_some() && case.estimated { UNIT_SECONDS * rate } else { f64::INFINITY };
+            part.selection.units(&all_work, budget)
+        };
+        let mut report = Report::new(board, plan, &roots);
+        report.plan_time = case.plan_time;
+        let mut result = None;
+        if self.wants_gpu(plan, &roots, &mut report.warnings) {
+            match self.count_on_gpu(case, part, &roots, &work, units(GPU_NODES_PER_SECOND), ctl, &mut report) {
+                Ok(true) => result = Some(()),
                 Ok(false) => {}
                 Err(GpuCountError::Interrupted) => return Err(SolveError::Interrupted),
+                Err(GpuCountError::Record(e)) => return Err(SolveError::Record(e)),
                 Err(GpuCountError::Gpu(e)) if self.options.backend == BackendChoice::Gpu => return Err(SolveError::Gpu(e)),
                 Err(GpuCountError::Gpu(e)) => {
                     report.warnings.push(format!("the GPU failed, counting on the CPU instead: {e}"));
@@ -141,16 +233,49 @@ impl Solver {
                 }
             }
         }
-        ctl.begin(base.items.len() as u64, "cpu");
-        let tally = cpu::count(&plan, &base, self.options.schedule, ctl)?;
-        report.count = tally.solutions;
-        report.nodes = tally.nodes;
-        let search = cpu::search_name(&plan, base.depth);
+        if result.is_none() {
+            let threads = rayon::current_num_threads() as f64;
+            let rate = SCALAR_NODES_PER_SECOND * cpu::speedup_over_scalar(plan, base.depth) * threads;
+            self.count_on_cpu(case, part, &all_work, units(rate), ctl, &mut report)?;
+        }
+        report.count += part.counted_before.solutions;
+        report.nodes += part.counted_before.nodes;
+        report.nodes_before = part.counted_before.nodes;
+        report.elapsed = case.started.elapsed();
+        ctl.end();
+        Ok(report)
+    }
+
+    /// Counts `part` of `case` on the CPU, one of `units` at a time (`all_work`: each of the
+    /// case's prefixes' estimated work).
+    fn count_on_cpu(
+        &mut self,
+        case: &Case,
+        part: &Part<'_>,
+        all_work: &[f64],
+        units: Vec<Unit>,
+        ctl: &Control,
+        report: &mut Report,
+    ) -> Result<(), SolveError> {
+        let (plan, base) = (&case.plan, &case.base);
         let threads = rayon::current_num_threads();
+        let total: f64 = units.iter().map(|u| u.ranges.iter().flat_map(|r| &all_work[r.clone()]).sum::<f64>()).sum();
+        ctl.begin(part.work_before, part.work_before + total, "cpu");
+        for unit in &units {
+            let items =
+                Prefixes { depth: base.depth, items: unit.ranges.iter().flat_map(|r| base.items[r.clone()].iter().copied()).collect() };
+            let unit_work: Vec<f64> = unit.ranges.iter().flat_map(|r| all_work[r.clone()].iter().copied()).collect();
+            let tally = cpu::count(plan, &items, &unit_work, self.options.schedule, ctl)?;
+            report.count += tally.solutions;
+            report.nodes += tally.nodes;
+            if let Some(record) = part.record {
+                record(unit, tally).map_err(SolveError::Record)?;
+            }
+        }
+        let search = cpu::search_name(plan, base.depth);
         let plural = if threads == 1 { "" } else { "s" };
         report.backend = format!("cpu({threads} thread{plural}, {:?}, {search})", self.options.schedule).to_lowercase();
-        report.elapsed = started.elapsed();
-        Ok(report)
+        Ok(())
     }
 
     /// For `auto`: starts opening the GPU in the background once a board's estimated tree,
@@ -164,11 +289,11 @@ impl Solver {
         }
     }
 
-    /// Whether this board goes to the GPU: always with `--backend gpu`; with `auto`, when a
-    /// GPU is usable or still opening, some board's estimate was big enough to open it (see
-    /// [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU would take longer
-    /// than the GPU would, its start-up included while it is still opening.
-    fn wants_gpu(&mut self, plan: &Plan, base: &Prefixes, warnings: &mut Vec<String>) -> bool {
+    /// Whether these prefixes go to the GPU: always with `--backend gpu`; with `auto`, when
+    /// a GPU is usable or still opening, some board's estimate was big enough to open it
+    /// (see [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU would take
+    /// longer than the GPU would, its start-up included while it is still opening.
+    fn wants_gpu(&mut self, plan: &Plan, roots: &Prefixes, warnings: &mut Vec<String>) -> bool {
         match self.options.backend {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
@@ -177,7 +302,7 @@ impl Solver {
                     return false;
                 }
                 let start_up = self.gpu.opening_since().map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
-                if !cpu_would_take(plan, base, AUTO_GPU_SECONDS + start_up) {
+                if !cpu_would_take(plan, roots, AUTO_GPU_SECONDS + start_up) {
                     return false;
                 }
                 // A GPU still opening is waited for in count_on_gpu, after the board's GPU
@@ -202,25 +327,41 @@ impl Solver {
         }
     }
 
-    /// Counts the board on the GPU; false, having counted nothing, when `auto` finds that
-    /// the GPU could not be opened after all.
-    fn count_on_gpu(&mut self, plan: &Plan, base: &Prefixes, ctl: &Control, report: &mut Report) -> Result<bool, GpuCountError> {
+    /// Counts `roots` (the prefixes `part` selects of `case`, each of estimated work
+    /// `work`, cut into `units`) on the GPU; false, having counted nothing, when `auto`
+    /// finds that the GPU could not be opened after all.
+    #[allow(clippy::too_many_arguments)]
+    fn count_on_gpu(
+        &mut self,
+        case: &Case,
+        part: &Part<'_>,
+        roots: &Prefixes,
+        work: &[f64],
+        units: Vec<Unit>,
+        ctl: &Control,
+        report: &mut Report,
+    ) -> Result<bool, GpuCountError> {
         let started = Instant::now();
-        let estimated_nodes = base.estimated_nodes(plan, ESTIMATE_DIVES);
+        let plan = &case.plan;
+        let estimated_nodes = if case.estimated { work.iter().sum() } else { roots.estimated_nodes(plan, ESTIMATE_DIVES) };
         let target = self.options.gpu_prefixes.unwrap_or_else(|| gpu::prefix_target(estimated_nodes));
-        let deeper = prefix::deeper(plan, base, target);
+        let deeper = prefix::deeper(plan, roots, target);
         report.prefix_time = started.elapsed();
         if self.options.backend == BackendChoice::Auto && !self.auto_gpu_opened(&mut report.warnings) {
             return Ok(false);
         }
+        // The units as ranges of `roots`, which holds the selection's prefixes in order.
+        let mut at = 0;
+        let ranges: Vec<_> = units.iter().map(|u| (at..at + u.len(), at += u.len()).0).collect();
+        let record = |i: usize, tally: Tally| part.record.map_or(Ok(()), |record| record(&units[i], tally));
         let gpu = self.gpu()?;
         report.gpu_wait = started.elapsed() - report.prefix_time;
-        ctl.begin(deeper.total(), "gpu");
-        let t = gpu.count(plan, base, &deeper, estimated_nodes, ctl)?;
+        ctl.begin(part.work_before, part.work_before + work.iter().sum::<f64>(), "gpu");
+        let t = gpu.count(plan, roots, &deeper, &Units { ranges: &ranges, work, done: &record }, estimated_nodes, ctl)?;
         report.count = t.tally.solutions;
         report.nodes = t.tally.nodes;
         report.prefixes = t.prefixes;
-        report.depth = base.depth + deeper.extra;
+        report.depth = roots.depth + deeper.extra;
         report.kernel_time = Some(t.kernel_time);
         report.backend = format!("gpu({}; {})", gpu.describe(t.devices), t.entry_point.name());
         Ok(true)
@@ -229,6 +370,8 @@ impl Solver {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
     use super::*;
 
     #[test]
@@ -246,13 +389,15 @@ mod tests {
     #[test]
     fn auto_counts_on_the_cpu_when_the_gpu_it_waited_for_fails_to_open() {
         let board = Board::empty(10).unwrap();
-        let plan = Plan::plain(&board);
-        let base = prefix::expand(&plan, 16);
         let mut solver = Solver::new(Options::default());
+        let case = solver.prepare(&board, 1, false);
+        let part = Part { selection: case.blocks.of_shard(Shard::WHOLE), counted_before: Tally::default(), work_before: 0.0, record: None };
         let failing = std::thread::spawn(|| Err(GpuError::NoDevice("none here".into())));
         solver.gpu = Opener::Opening(failing, Instant::now());
-        let mut report = Report::new(&board, &plan, &base);
-        assert!(!solver.count_on_gpu(&plan, &base, &Control::default(), &mut report).unwrap());
+        let mut report = Report::new(&board, &case.plan, &case.base);
+        let work = case.work();
+        let units = part.selection.units(&work, f64::INFINITY);
+        assert!(!solver.count_on_gpu(&case, &part, &case.base, &work, units, &Control::default(), &mut report).unwrap());
         assert!(matches!(solver.gpu, Opener::Unusable(GpuError::NoDevice(_))));
         assert!(report.kernel_time.is_none() && report.warnings.is_empty());
     }
@@ -267,5 +412,29 @@ mod tests {
         }
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("a log"));
+    }
+
+    #[test]
+    fn shards_add_up_to_the_whole_and_units_are_recorded_once() {
+        let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 13 != 0).unwrap();
+        let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
+        let whole = solver.solve(&board, &Control::default()).unwrap().count;
+        let case = solver.prepare(&board, 5, true);
+        let mut sum = 0;
+        for index in 0..5 {
+            let recorded = Mutex::new(Vec::new());
+            let record = |u: &Unit, t: Tally| {
+                recorded.lock().unwrap().push((u.clone(), t));
+                Ok(())
+            };
+            let selection = case.blocks.of_shard(Shard { index, count: 5 });
+            let part = Part { selection: selection.clone(), counted_before: Tally::default(), work_before: 0.0, record: Some(&record) };
+            let report = solver.count(&board, &case, &part, &Control::default()).unwrap();
+            let recorded = recorded.into_inner().unwrap();
+            assert_eq!(recorded.iter().map(|(_, t)| t.solutions).sum::<u128>(), report.count);
+            assert_eq!(recorded.iter().map(|(u, _)| u.len()).sum::<usize>(), selection.len());
+            sum += report.count;
+        }
+        assert_eq!(sum, whole);
     }
 }

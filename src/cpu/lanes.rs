@@ -155,7 +155,7 @@ impl<const L: usize> Spill<L> {
     fn flush(&mut self, lanes: u32, total: &mut Tally) {
         for (lane, (sub, weight)) in self.sub.iter_mut().zip(&self.weight).enumerate() {
             if lanes & (1 << lane) != 0 {
-                total.solutions += *sub as u64 * weight.unwrap_or(0);
+                *total += Tally::weighted(u64::from(*sub), weight.unwrap_or(0), 0);
                 *sub = 0;
             }
         }

@@ -181,7 +181,7 @@ mod tests {
     fn open_files_are_found_by_their_path() {
         let dir = tempfile::tempdir().unwrap();
         let prefix = dir.path().join("held").to_str().unwrap().to_string();
-        assert_eq!(open_files(&prefix).unwrap(), vec![]);
+        assert_eq!(open_files(&prefix).unwrap(), Vec::<RawFd>::new());
         let file = fs::File::create(&prefix).unwrap();
         let _other = fs::File::create(dir.path().join("other")).unwrap();
         assert_eq!(open_files(&prefix).unwrap(), vec![file.as_raw_fd()]);

@@ -12,7 +12,7 @@ use crate::symmetry;
 #[derive(Clone, Debug)]
 pub struct Report {
     /// The number of solutions.
-    pub count: u64,
+    pub count: u128,
     /// Side length.
     pub n: usize,
     /// Obstacle cells.
@@ -30,7 +30,9 @@ pub struct Report {
     /// Rows filled in each prefix.
     pub depth: usize,
     /// Search nodes (queens placed by the search loop).
-    pub nodes: u64,
+    pub nodes: u128,
+    /// Of `nodes`, those an earlier run counted (resumed from a checkpoint).
+    pub nodes_before: u128,
     /// Which backend and device ran it.
     pub backend: String,
     /// Wall time for the whole board.
@@ -63,6 +65,7 @@ impl Report {
             prefixes: base.items.len() as u64,
             depth: base.depth,
             nodes: 0,
+            nodes_before: 0,
             backend: String::new(),
             elapsed: Duration::ZERO,
             plan_time: Duration::ZERO,
@@ -91,8 +94,11 @@ impl fmt::Display for Report {
             self.depth,
             self.nodes,
             secs,
-            self.nodes as f64 / secs.max(1e-9),
+            (self.nodes - self.nodes_before) as f64 / secs.max(1e-9),
         )?;
+        if self.nodes_before > 0 {
+            write!(f, " resumed-nodes={}", self.nodes_before)?;
+        }
         write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
         if let Some(k) = self.kernel_time {
             write!(

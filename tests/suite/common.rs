@@ -77,13 +77,15 @@ pub fn oracle(board: &Board) -> u64 {
 pub fn count_cpu(board: &Board, no_symmetry: bool) -> u64 {
     let options = Options { backend: BackendChoice::Cpu, no_symmetry, ..Options::default() };
     let mut solver = Solver::new(options);
-    solver.solve(board, &Control::default()).expect("not cancelled").count
+    let count = solver.solve(board, &Control::default()).expect("not cancelled").count;
+    u64::try_from(count).expect("test boards have fewer than 2^64 solutions")
 }
 
 /// Counts a plan on the CPU from prefixes `min_prefixes` deep.
 pub fn count_plan(plan: &Plan, min_prefixes: usize) -> u64 {
     let prefixes = prefix::expand(plan, min_prefixes);
-    cpu::count(plan, &prefixes, Schedule::Dynamic, &Control::default()).expect("not cancelled").solutions
+    let count = cpu::count(plan, &prefixes, &[], Schedule::Dynamic, &Control::default()).expect("not cancelled").solutions;
+    u64::try_from(count).expect("test boards have fewer than 2^64 solutions")
 }
 
 /// A board of side `n` whose cells are obstacles with probability `density`.

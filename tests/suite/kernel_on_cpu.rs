@@ -69,7 +69,8 @@ fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, print:
     let text = String::from_utf8_lossy(&out.stdout);
     let mut numbers = text.split_whitespace().map(|x| x.parse::<u64>().expect("a number"));
     let mut next = || numbers.next().expect("a number");
-    let (solutions, _nodes, mismatches) = (next(), next(), next());
+    let (solutions, _nodes, mismatches, wrapped) = (next(), next(), next(), next());
+    assert_eq!(wrapped, 0, "the kernel's sum wrapped");
     let prefixes = if print {
         (0..deeper.total()).map(|_| Prefix { board: next() as u32, cols: next() as u32, ld: next() as u32, rd: next() as u32 }).collect()
     } else {

@@ -10,4 +10,6 @@ mod kernel_on_cpu;
 mod oracle;
 mod parse;
 mod robust;
+mod shards;
+mod slurm;
 mod symmetry;

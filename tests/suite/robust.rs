@@ -42,13 +42,20 @@ fn the_progress_bar_is_drawn_on_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("e16.in");
     std::fs::write(&input, empty_board_text(16)).unwrap();
-    let cmd = format!("{BIN} --no-symmetry --threads 1 {}", input.display());
+    // The bar shows at once instead of after a second, and the terminal is 60 columns.
+    let cmd = format!("stty cols 60; NQUEEN_PROGRESS_AFTER_MS=0 {BIN} --no-symmetry --threads 1 {}", input.display());
     let out = Command::new("script").args(["-qec", &cmd, "/dev/null"]).output().unwrap();
     let screen = String::from_utf8_lossy(&out.stdout);
     assert!(screen.contains("Case 1: 14772512"), "{screen}");
-    assert!(screen.contains("prefixes") && screen.contains("cpu"), "no progress bar on the terminal:\n{screen}");
+    let frames: Vec<&str> = screen.split('\r').filter(|f| f.starts_with("case 1 ")).collect();
+    assert!(!frames.is_empty(), "no progress bar on the terminal:\n{screen:?}");
+    for frame in &frames {
+        let text = frame.split('\x1b').next().unwrap_or("");
+        assert!(text.contains("% cpu ETA ") && text.contains('['), "{text:?}");
+        assert!(text.chars().count() < 60, "a frame as wide as the terminal wraps: {text:?}");
+    }
     let quiet = Command::new("script").args(["-qec", &format!("{cmd} --quiet"), "/dev/null"]).output().unwrap();
-    assert!(!String::from_utf8_lossy(&quiet.stdout).contains("prefixes"), "--quiet still drew a bar");
+    assert!(!String::from_utf8_lossy(&quiet.stdout).contains("case 1 "), "--quiet still drew a bar");
 }
 
 /// Starts a run whose first two cases are quick and whose third is long, waits for the

@@ -141,6 +141,8 @@ unsafe fn search<'a, const DUE: bool>(
     let mut active = spill.refill(0, &mut feed, &mut total, |_, _| true);
     let mut v = spill.state();
     let mut passes = 0u64;
+    // Nodes in 64 bits here: the loop adds to it on every pass.
+    let mut nodes = 0u64;
 
     let zero = _mm256_setzero_si256();
     let one = _mm256_set1_epi32(1);
@@ -177,7 +179,7 @@ unsafe fn search<'a, const DUE: bool>(
         let nc = _mm256_or_si256(cols, bit);
         let nl = _mm256_slli_epi32(_mm256_or_si256(ld, bit), 1);
         let nr = _mm256_srli_epi32(_mm256_or_si256(rd, bit), 1);
-        total.nodes += (!_mm256_movemask_ps(_mm256_castsi256_ps(empty)) & 0xff).count_ones() as u64;
+        nodes += (!_mm256_movemask_ps(_mm256_castsi256_ps(empty)) & 0xff).count_ones() as u64;
         // The next row's cells, and the row after's (its look-ahead, or its last row).
         let below = _mm256_i32gather_epi32::<4>(rows, _mm256_add_epi32(at, one));
         let after = _mm256_i32gather_epi32::<4>(rows, _mm256_add_epi32(at, _mm256_set1_epi32(2)));
@@ -245,5 +247,6 @@ unsafe fn search<'a, const DUE: bool>(
             sub,
         };
     }
+    total.nodes += u128::from(nodes);
     Ok(total)
 }

@@ -318,6 +318,8 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
     let mut v = idle.refilled::<ONE>(&spill, u16::MAX, &slots, spare);
     let mut stack = [zero; W];
     let mut passes = 0u64;
+    // Nodes in 64 bits here: the loop adds to it on every pass.
+    let mut nodes = 0u64;
 
     let top = _mm512_set1_epi32(depth as i32);
     let leaf_row = _mm512_set1_epi32(plan.n as i32 - 3);
@@ -348,7 +350,7 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
         }
 
         let placed = !empty;
-        total.nodes += placed.count_ones() as u64;
+        nodes += u64::from(placed.count_ones());
         // With one table, three permutes cost less than keeping the window up to date.
         let (below, after, due_below) = if ONE {
             let (below, due_below) = slots.fetch::<ONE>(_mm512_add_epi32(row, one));
@@ -404,6 +406,7 @@ unsafe fn search<'a, const DUE: bool, const ONE: bool, const W: usize>(
             after: pick(after, below, fetched),
         };
     }
+    total.nodes += u128::from(nodes);
     Ok(total)
 }
 
@@ -427,7 +430,7 @@ mod tests {
             let b = p.board as usize;
             let none = vec![0; plan.n];
             let (solutions, nodes) = count_prefix(&plan.boards[b], if due { &plan.due[b] } else { &none }, depth, p, &ctl).unwrap();
-            t + Tally { solutions: solutions * plan.weights[b], nodes }
+            t + Tally::weighted(solutions, plan.weights[b], nodes)
         });
         for words in words(plan, depth).max(1)..=4 {
             let lanes = count(words, shared_rows(plan, depth).as_deref(), plan, depth, due, prefixes.items.iter(), &ctl).unwrap();

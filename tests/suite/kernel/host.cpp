@@ -66,13 +66,13 @@ int main() {
         expand_prefixes(base.data(), roots, offsets.data(), windows.data(), n, depth, static_cast<int>(extra), prefixes.data(), &mismatches);
     }
     unsigned int next = 0;
-    unsigned long long totals[2] = {0, 0};
+    unsigned long long totals[3] = {0, 0, 0};
     for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) {
         const auto kernel = entry == 0 ? count_prefixes : entry == 1 ? count_prefixes_due : count_prefixes_uniform;
         kernel(prefixes.data(), count, windows.data(), weights.data(), n, depth + static_cast<int>(extra), &next, totals,
                blockDim.x * static_cast<unsigned int>(sizeof(uint4)));
     }
-    std::printf("%llu %llu %u\n", totals[0], totals[1], mismatches);
+    std::printf("%llu %llu %u %llu\n", totals[0], totals[1], mismatches, totals[2]);
     if (print) for (const Prefix& p : prefixes) std::printf("%u %u %u %u\n", p.board, p.cols, p.ld, p.rd);
     return 0;
 }

@@ -1,0 +1,260 @@
+//! Counting every case of every input: a line per case as soon as it is counted, or with
+//! `--shard` a part record per case and one at the end of each input, resuming from and
+//! recording into a checkpoint if one is given.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{Config, Failure, Input, Outcome, Sink, Stop};
+use crate::board::Board;
+use crate::checkpoint::{Checkpoint, CheckpointError, Resume};
+use crate::control::Control;
+use crate::parse::Parser;
+use crate::parts::{CaseRecord, EndRecord, Kind, Record, FORMAT};
+use crate::progress::Progress;
+use crate::solve::{BackendChoice, Part, Report, SolveError, Solver};
+use crate::tally::Tally;
+use crate::work::{self, Shard, Unit};
+
+/// Counts every case of `config`'s inputs (see the module doc), noting what fails in
+/// `outcome`.
+pub(super) fn run<O: Write, E: Write>(
+    config: &Config,
+    shard: Option<Shard>,
+    checkpoint: Option<&Path>,
+    solver: &mut Solver,
+    ctl: &Arc<Control>,
+    sink: &mut Sink<'_, O, E>,
+    outcome: &mut Outcome,
+) {
+    let checkpoint = match checkpoint.map(Checkpoint::open).transpose() {
+        Ok(opened) => opened.map(|(c, warning)| {
+            if let Some(w) = warning {
+                sink.say(format_args!("warning: {w}"));
+            }
+            c
+        }),
+        Err(e) => {
+            sink.say(format_args!("{e}"));
+            outcome.note(Failure::BadInput);
+            return;
+        }
+    };
+    let mut counter = Counter { config, shard, checkpoint, solver, ctl };
+    for (index, input) in config.inputs.iter().enumerate() {
+        let reader: Box<dyn BufRead> = match input {
+            Input::Stdin => Box::new(io::stdin().lock()),
+            Input::File(path) => match File::open(path) {
+                Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+                Err(e) => {
+                    sink.say(format_args!("{}: {e}", path.display()));
+                    outcome.note(Failure::BadInput);
+                    if let Err(stop) = counter.end(index, input, 0, Some(e.to_string()), sink) {
+                        return outcome.stopped(stop);
+                    }
+                    continue;
+                }
+            },
+        };
+        match counter.input(index, input, reader, sink) {
+            Ok(true) => {}
+            Ok(false) => outcome.note(Failure::BadInput),
+            Err(stop) => return outcome.stopped(stop),
+        }
+    }
+    // Asked for the GPU and never needed it (no boards): still say when there is none.
+    if config.solve.backend == BackendChoice::Gpu {
+        if let Err(e) = counter.solver.gpu() {
+            sink.say(format_args!("--backend gpu: {e}"));
+            outcome.note(Failure::Gpu);
+        }
+    }
+}
+
+/// What counting a case needs besides the case.
+struct Counter<'a> {
+    config: &'a Config,
+    shard: Option<Shard>,
+    checkpoint: Option<Checkpoint>,
+    solver: &'a mut Solver,
+    ctl: &'a Arc<Control>,
+}
+
+/// A counted case: its tally, the plan it was counted from (see [`work::fingerprint`];
+/// empty for a plain count), and the report of this run's count (none where the checkpoint
+/// held the whole case).
+struct Counted {
+    tally: Tally,
+    plan: String,
+    report: Option<Report>,
+}
+
+/// Why a case was not counted.
+enum CaseError {
+    Solve(SolveError),
+    Checkpoint(CheckpointError),
+}
+
+impl Counter<'_> {
+    /// Answers every case of input `index`; `Ok(false)` when it held bad input (reported).
+    fn input<O: Write, E: Write>(
+        &mut self,
+        index: usize,
+        input: &Input,
+        reader: impl BufRead,
+        sink: &mut Sink<'_, O, E>,
+    ) -> Result<bool, Stop> {
+        let name = input.name();
+        let mut cases = 0;
+        for board in Parser::new(reader) {
+            let board = match board {
+                Ok(b) => b,
+                Err(e) => {
+                    sink.say(format_args!("{name}: {e}"));
+                    self.end(index, input, cases, Some(e.to_string()), sink)?;
+                    return Ok(false);
+                }
+            };
+            cases += 1;
+            let counted = {
+                let _bar = Progress::start(Arc::clone(self.ctl), cases, self.config.progress);
+                self.case(index, cases, &board)
+            };
+            let Counted { tally, plan, report } = match counted {
+                Ok(counted) => counted,
+                Err(CaseError::Solve(SolveError::Interrupted)) => {
+                    return Err(Stop::Failed(Failure::Signal(self.ctl.signal().unwrap_or(2))))
+                }
+                Err(CaseError::Solve(SolveError::Gpu(e))) => {
+                    sink.say(format_args!("--backend gpu: {name}: case {cases}: {e}"));
+                    return Err(Stop::Failed(Failure::Gpu));
+                }
+                Err(CaseError::Solve(e @ SolveError::Record(_))) => {
+                    sink.say(format_args!("{name}: case {cases}: {e}"));
+                    return Err(Stop::Failed(Failure::Output));
+                }
+                Err(CaseError::Checkpoint(e)) => {
+                    sink.say(format_args!("{name}: case {cases}: {e}"));
+                    return Err(Stop::Failed(Failure::BadInput));
+                }
+            };
+            for warning in report.iter().flat_map(|r| &r.warnings) {
+                sink.say(format_args!("warning: {warning}"));
+            }
+            let line = match self.shard {
+                Some(shard) => {
+                    let (backend, seconds) =
+                        report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.clone(), r.elapsed.as_secs_f64()));
+                    let record = CaseRecord {
+                        record: Kind::Case,
+                        format: FORMAT,
+                        nqueen: env!("CARGO_PKG_VERSION").to_string(),
+                        input: index,
+                        file: name.clone(),
+                        case: cases,
+                        n: board.n(),
+                        board: work::sha256(board.to_text().as_bytes()),
+                        plan: plan.clone(),
+                        shard: shard.index,
+                        shards: shard.count,
+                        count: tally.solutions,
+                        nodes: tally.nodes,
+                        backend,
+                        seconds,
+                    };
+                    Record::Case(record).to_line()
+                }
+                None => format!("Case {cases}: {}", tally.solutions),
+            };
+            sink.line(line.trim_end())?;
+            if let Some(c) = &self.checkpoint {
+                let done =
+                    c.case(index, cases, &work::sha256(board.to_text().as_bytes()), &plan, self.shard.unwrap_or(Shard::WHOLE), tally);
+                if let Err(e) = done {
+                    sink.say(format_args!("{name}: case {cases}: cannot record it in the checkpoint: {e}"));
+                    return Err(Stop::Failed(Failure::Output));
+                }
+            }
+            match &report {
+                Some(r) if self.config.stats => sink.say(format_args!("{name}: case {cases}: {r}")),
+                None if self.config.stats => sink.say(format_args!("{name}: case {cases}: counted by an earlier run (checkpoint)")),
+                _ => {}
+            }
+        }
+        self.end(index, input, cases, None, sink)?;
+        Ok(true)
+    }
+
+    /// Counts case `case` of input `index` (all of it, or its shard), skipping what the
+    /// checkpoint holds: its tally, and the report of this run's count (none when the
+    /// checkpoint held the whole case).
+    fn case(&mut self, index: usize, case: usize, board: &Board) -> Result<Counted, CaseError> {
+        if self.shard.is_none() && self.checkpoint.is_none() {
+            let report = self.solver.solve(board, self.ctl).map_err(CaseError::Solve)?;
+            return Ok(Counted {
+                tally: Tally { solutions: report.count, nodes: report.nodes },
+                plan: String::new(),
+                report: Some(report),
+            });
+        }
+        let shard = self.shard.unwrap_or(Shard::WHOLE);
+        let hash = work::sha256(board.to_text().as_bytes());
+        let resume = match &self.checkpoint {
+            Some(c) => c.resume(index, case, &hash, shard).map_err(CaseError::Checkpoint)?,
+            None => Resume::Fresh,
+        };
+        if let Resume::Done { plan, tally } = resume {
+            return Ok(Counted { tally, plan, report: None });
+        }
+        let prepared = self.solver.prepare(board, shard.count, self.checkpoint.is_some());
+        let selection = prepared.blocks.of_shard(shard);
+        let (done, counted_before) = match resume {
+            Resume::Partial { plan, ranges, tally } => {
+                let c = self.checkpoint.as_ref().expect("a partial case comes from a checkpoint");
+                c.check_partial(&plan, &prepared.fingerprint, &ranges, &selection).map_err(CaseError::Checkpoint)?;
+                (ranges, tally)
+            }
+            Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default()),
+        };
+        let all_work = prepared.work();
+        let work_before = done.iter().flat_map(|r| &all_work[r.clone()]).sum();
+        let checkpoint = self.checkpoint.as_ref();
+        let fingerprint = &prepared.fingerprint;
+        let record = |unit: &Unit, tally: Tally| checkpoint.map_or(Ok(()), |c| c.unit(index, case, &hash, fingerprint, shard, unit, tally));
+        let part = Part { selection: selection.without(&done), counted_before, work_before, record: Some(&record) };
+        let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
+        Ok(Counted {
+            tally: Tally { solutions: report.count, nodes: report.nodes },
+            plan: prepared.fingerprint.clone(),
+            report: Some(report),
+        })
+    }
+
+    /// With `--shard`, writes the end record of input `index`, which held `cases` cases up
+    /// to `error`, if one ended it early.
+    fn end<O: Write, E: Write>(
+        &self,
+        index: usize,
+        input: &Input,
+        cases: usize,
+        error: Option<String>,
+        sink: &mut Sink<'_, O, E>,
+    ) -> Result<(), Stop> {
+        let Some(shard) = self.shard else { return Ok(()) };
+        let nqueen = env!("CARGO_PKG_VERSION").to_string();
+        let record = EndRecord {
+            record: Kind::End,
+            format: FORMAT,
+            nqueen,
+            input: index,
+            file: input.name(),
+            cases,
+            shard: shard.index,
+            shards: shard.count,
+            error,
+        };
+        sink.line(Record::End(record).to_line().trim_end())
+    }
+}

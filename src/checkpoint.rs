@@ -1,0 +1,407 @@
+//! `--checkpoint FILE`: every unit of work a run finishes, and every case, appended to a
+//! file as one JSON line and synced to disk before the run goes on, so that a run
+//! restarted with the same input and file skips what is done. A kill at any moment loses
+//! at most the units in flight: a line is either whole or the torn last one, which is
+//! dropped with a warning. Nothing is counted twice: a unit's prefixes are recorded with
+//! it, and a resumed run counts only the prefixes no line holds.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::tally::Tally;
+use crate::work::{Selection, Shard, Unit};
+
+/// The file's format; a checkpoint of another is refused.
+const FORMAT: u32 = 1;
+
+/// One line of a checkpoint.
+#[derive(Clone, Debug, PartialEq)]
+enum Line {
+    /// The first line: who wrote the file.
+    Header(HeaderLine),
+    /// Some prefixes of a case, counted.
+    Unit(UnitLine),
+    /// A whole case (of its shard), counted.
+    Case(CaseLine),
+}
+
+/// What a line is, in its `record` field. (The lines are not one tagged enum for serde: a
+/// tagged enum reads numbers through a buffer that has no 128 bits.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Header,
+    Unit,
+    Case,
+}
+
+/// The `record` field alone, to tell which line a line is.
+#[derive(Deserialize)]
+struct Tag {
+    record: Kind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeaderLine {
+    record: Kind,
+    format: u32,
+    nqueen: String,
+}
+
+/// Case `case` of input `input` (from 0), whose board's hash is `board`, counted as shard
+/// `shard` of `shards` from the plan `plan`: its units `ranges` counted `solutions`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnitLine {
+    record: Kind,
+    input: usize,
+    case: usize,
+    board: String,
+    shard: usize,
+    shards: usize,
+    plan: String,
+    ranges: Vec<[usize; 2]>,
+    solutions: u128,
+    nodes: u128,
+}
+
+/// The same of a whole case (of its shard).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseLine {
+    record: Kind,
+    input: usize,
+    case: usize,
+    board: String,
+    shard: usize,
+    shards: usize,
+    plan: String,
+    solutions: u128,
+    nodes: u128,
+}
+
+impl Line {
+    /// The line as one line of JSON, newline included.
+    fn to_text(&self) -> String {
+        let mut text = match self {
+            Line::Header(l) => serde_json::to_string(l),
+            Line::Unit(l) => serde_json::to_string(l),
+            Line::Case(l) => serde_json::to_string(l),
+        }
+        .expect("a checkpoint line is plain data");
+        text.push('\n');
+        text
+    }
+
+    /// The line one line of JSON holds.
+    fn from_text(text: &str) -> serde_json::Result<Line> {
+        Ok(match serde_json::from_str::<Tag>(text)?.record {
+            Kind::Header => Line::Header(serde_json::from_str(text)?),
+            Kind::Unit => Line::Unit(serde_json::from_str(text)?),
+            Kind::Case => Line::Case(serde_json::from_str(text)?),
+        })
+    }
+}
+
+/// What a checkpoint holds of one case.
+#[derive(Clone, Debug, Default)]
+struct Entry {
+    board: String,
+    shard: (usize, usize),
+    /// The plan the units were counted from, and the units.
+    plan: Option<String>,
+    units: Vec<(Vec<Range<usize>>, Tally)>,
+    /// The case's whole count and plan, once it is done.
+    done: Option<(String, Tally)>,
+}
+
+/// A case as the checkpoint has it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resume {
+    /// Nothing recorded.
+    Fresh,
+    /// Counted whole, from the plan `plan`.
+    Done { plan: String, tally: Tally },
+    /// Some prefixes counted: their ranges and tally, from the plan `plan`.
+    Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally },
+}
+
+/// An open checkpoint: what it held when opened, and the file, appended to as units finish.
+pub struct Checkpoint {
+    path: PathBuf,
+    file: Mutex<File>,
+    entries: HashMap<(usize, usize), Entry>,
+}
+
+/// Why a checkpoint cannot be used; every message names the file.
+#[derive(Debug)]
+pub struct CheckpointError(pub String);
+
+impl std::fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Checkpoint {
+    /// Opens the checkpoint at `path`, creating it if it does not exist, for this version
+    /// of nqueen; with the warning to give if its torn last line was dropped.
+    pub fn open(path: &Path) -> Result<(Checkpoint, Option<String>), CheckpointError> {
+        let name = path.display();
+        let fail = |what: String| CheckpointError(format!("checkpoint {name}: {what}"));
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| fail(e.to_string()))?;
+        let (lines, kept_bytes, torn) = read_lines(&mut file).map_err(|e| fail(e.to_string()))?;
+        let mut warning = None;
+        if let Some(line) = torn {
+            file.set_len(kept_bytes).map_err(|e| fail(format!("cannot drop its torn last line: {e}")))?;
+            warning = Some(format!("checkpoint {name}: dropped its torn last line {line} (a run was stopped mid-write)"));
+        }
+        let mut checkpoint = Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), entries: HashMap::new() };
+        if lines.is_empty() {
+            let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version() };
+            checkpoint.append(&Line::Header(header)).map_err(|e| fail(e.to_string()))?;
+            return Ok((checkpoint, warning));
+        }
+        for (number, line) in lines.into_iter().enumerate() {
+            let number = number + 1;
+            match (number, line) {
+                (1, Line::Header(HeaderLine { format, nqueen, .. })) => {
+                    if format != FORMAT || nqueen != version() {
+                        return Err(fail(format!(
+                            "written by nqueen {nqueen} (format {format}), not by this nqueen {} (format {FORMAT}); \
+                             counts are only resumed by the version that made them: delete it to start again",
+                            version()
+                        )));
+                    }
+                }
+                (1, _) => return Err(fail("line 1 is not a checkpoint header".into())),
+                (_, Line::Header(_)) => return Err(fail(format!("line {number}: a second header"))),
+                (_, line) => checkpoint.take(line).map_err(|e| fail(format!("line {number}: {e}")))?,
+            }
+        }
+        Ok((checkpoint, warning))
+    }
+
+    /// Adds a unit or case line to what the checkpoint holds.
+    fn take(&mut self, line: Line) -> Result<(), String> {
+        let (input, case, board, shard) = match &line {
+            Line::Unit(l) => (l.input, l.case, l.board.clone(), (l.shard, l.shards)),
+            Line::Case(l) => (l.input, l.case, l.board.clone(), (l.shard, l.shards)),
+            Line::Header(_) => unreachable!("headers are taken by open"),
+        };
+        let entry = self.entries.entry((input, case)).or_insert_with(|| Entry { board: board.clone(), shard, ..Entry::default() });
+        if entry.board != board || entry.shard != shard {
+            return Err(format!("case {case} of input {} is recorded for two different boards or shards", input + 1));
+        }
+        match line {
+            Line::Unit(l) => {
+                if entry.plan.as_ref().is_some_and(|p| *p != l.plan) {
+                    return Err(format!("case {case} of input {} is recorded from two different plans", input + 1));
+                }
+                entry.plan = Some(l.plan);
+                entry.units.push((l.ranges.into_iter().map(|[a, b]| a..b).collect(), Tally { solutions: l.solutions, nodes: l.nodes }));
+            }
+            Line::Case(l) => entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes })),
+            Line::Header(_) => unreachable!("headers are taken by open"),
+        }
+        Ok(())
+    }
+
+    /// What the checkpoint holds of case `case` of input `input` (from 0), whose board's
+    /// hash is `board`, counted as `shard`; an error when it holds that case for another
+    /// board or shard (a checkpoint of another input).
+    pub fn resume(&self, input: usize, case: usize, board: &str, shard: Shard) -> Result<Resume, CheckpointError> {
+        let Some(entry) = self.entries.get(&(input, case)) else { return Ok(Resume::Fresh) };
+        if entry.board != board {
+            return Err(
+                self.error(format!("case {case} of input {} was counted for another board: it was written for another input", input + 1))
+            );
+        }
+        if entry.shard != (shard.index, shard.count) {
+            let (k, m) = entry.shard;
+            return Err(self.error(format!(
+                "case {case} of input {} was counted as shard {k}/{m}, not {}/{}",
+                input + 1,
+                shard.index,
+                shard.count
+            )));
+        }
+        if let Some((plan, tally)) = entry.done.clone() {
+            return Ok(Resume::Done { plan, tally });
+        }
+        let ranges = entry.units.iter().flat_map(|(r, _)| r.iter().cloned()).collect();
+        let tally = entry.units.iter().map(|(_, t)| *t).sum();
+        Ok(entry.plan.clone().map_or(Resume::Fresh, |plan| Resume::Partial { plan, ranges, tally }))
+    }
+
+    /// Checks that `ranges`, recorded from the plan `recorded`, may be taken off
+    /// `selection`, counted from the plan `plan`: the same plan, ranges within the
+    /// selection and none counted twice.
+    pub fn check_partial(&self, recorded: &str, plan: &str, ranges: &[Range<usize>], selection: &Selection) -> Result<(), CheckpointError> {
+        if recorded != plan {
+            return Err(self.error(
+                "its units were counted from another plan (another version, or other options such as --no-symmetry or --shard)".into(),
+            ));
+        }
+        let total: usize = ranges.iter().map(|r| r.len()).sum();
+        if !selection.covers(ranges) || total != selection.len() - selection.without(ranges).len() {
+            return Err(self.error("its units overlap or lie outside the case's prefixes".into()));
+        }
+        Ok(())
+    }
+
+    /// Records that `unit` of a case (as [`Checkpoint::resume`] names it, counted from the
+    /// plan `plan`) counted `tally`; returns once the line is on disk.
+    #[allow(clippy::too_many_arguments)]
+    pub fn unit(&self, input: usize, case: usize, board: &str, plan: &str, shard: Shard, unit: &Unit, tally: Tally) -> io::Result<()> {
+        let ranges = unit.ranges.iter().map(|r| [r.start, r.end]).collect();
+        let (board, plan) = (board.to_string(), plan.to_string());
+        let (shard, shards) = (shard.index, shard.count);
+        self.append(&Line::Unit(UnitLine {
+            record: Kind::Unit,
+            input,
+            case,
+            board,
+            shard,
+            shards,
+            plan,
+            ranges,
+            solutions: tally.solutions,
+            nodes: tally.nodes,
+        }))
+    }
+
+    /// Records that a case (as [`Checkpoint::resume`] names it) is counted whole from the
+    /// plan `plan`, `tally`.
+    pub fn case(&self, input: usize, case: usize, board: &str, plan: &str, shard: Shard, tally: Tally) -> io::Result<()> {
+        let (shard, shards, board, plan) = (shard.index, shard.count, board.to_string(), plan.to_string());
+        self.append(&Line::Case(CaseLine {
+            record: Kind::Case,
+            input,
+            case,
+            board,
+            shard,
+            shards,
+            plan,
+            solutions: tally.solutions,
+            nodes: tally.nodes,
+        }))
+    }
+
+    /// Appends `line` and waits until it is on disk.
+    fn append(&self, line: &Line) -> io::Result<()> {
+        let text = line.to_text();
+        let file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // One write per line: a kill leaves at most the last line torn.
+        (&*file).write_all(text.as_bytes())?;
+        file.sync_data()
+    }
+
+    fn error(&self, what: String) -> CheckpointError {
+        CheckpointError(format!("checkpoint {}: {what}", self.path.display()))
+    }
+}
+
+/// The checkpoint lines of `file`, the bytes up to the end of the last whole one, and the
+/// number of a torn last line if there is one (unterminated, or not a checkpoint line).
+fn read_lines(file: &mut File) -> io::Result<(Vec<Line>, u64, Option<usize>)> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = BufReader::new(&*file);
+    let (mut lines, mut kept, mut text) = (Vec::new(), 0u64, String::new());
+    for number in 1.. {
+        text.clear();
+        let read = reader.read_line(&mut text)?;
+        if read == 0 {
+            break;
+        }
+        let parsed = Line::from_text(text.trim_end());
+        let last = reader.fill_buf()?.is_empty();
+        match parsed {
+            Ok(line) if text.ends_with('\n') => {
+                lines.push(line);
+                kept += read as u64;
+            }
+            _ if last => return Ok((lines, kept, Some(number))),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("line {number}: not a checkpoint line ({e})"))),
+            Ok(_) => unreachable!("only the last line can lack its newline"),
+        }
+    }
+    Ok((lines, kept, None))
+}
+
+/// This nqueen's version, as a checkpoint records it.
+fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+#[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // a range in a list is a list of ranges here
+mod tests {
+    use super::*;
+
+    fn unit(ranges: &[Range<usize>]) -> Unit {
+        Unit { ranges: ranges.to_vec(), estimate: 1.0 }
+    }
+
+    #[test]
+    fn what_was_recorded_is_resumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let (c, warning) = Checkpoint::open(&path).unwrap();
+        assert!(warning.is_none());
+        let t = |s| Tally { solutions: s, nodes: 10 * s };
+        c.unit(0, 1, "b1", "p1", Shard::WHOLE, &unit(&[0..5]), t(3)).unwrap();
+        c.unit(0, 1, "b1", "p1", Shard::WHOLE, &unit(&[5..7, 9..10]), t(4)).unwrap();
+        c.case(0, 2, "b2", "p2", Shard::WHOLE, t(92)).unwrap();
+        drop(c);
+        let (c, _) = Checkpoint::open(&path).unwrap();
+        assert_eq!(
+            c.resume(0, 1, "b1", Shard::WHOLE).unwrap(),
+            Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7) }
+        );
+        assert_eq!(c.resume(0, 2, "b2", Shard::WHOLE).unwrap(), Resume::Done { plan: "p2".into(), tally: t(92) });
+        assert_eq!(c.resume(1, 1, "b1", Shard::WHOLE).unwrap(), Resume::Fresh);
+        assert!(c.resume(0, 2, "other", Shard::WHOLE).unwrap_err().0.contains("written for another input"));
+        assert!(c.resume(0, 2, "b2", Shard { index: 1, count: 2 }).is_err());
+        let selection = Selection { ranges: vec![0..12] };
+        assert!(c.check_partial("p1", "p1", &[0..5, 5..7, 9..10], &selection).is_ok());
+        assert!(c.check_partial("p1", "p2", &[0..5], &selection).is_err());
+        assert!(c.check_partial("p1", "p1", &[0..5, 4..6], &selection).is_err());
+        assert!(c.check_partial("p1", "p1", &[10..14], &selection).is_err());
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_with_a_warning_and_the_file_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let (c, _) = Checkpoint::open(&path).unwrap();
+        c.unit(0, 1, "b", "p", Shard::WHOLE, &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }).unwrap();
+        drop(c);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
+        let (c, warning) = Checkpoint::open(&path).unwrap();
+        assert!(warning.unwrap().contains("torn last line 3"));
+        c.case(0, 1, "b", "p", Shard::WHOLE, Tally { solutions: 2, nodes: 2 }).unwrap();
+        drop(c);
+        let (c, warning) = Checkpoint::open(&path).unwrap();
+        assert!(warning.is_none());
+        assert_eq!(c.resume(0, 1, "b", Shard::WHOLE).unwrap(), Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 } });
+    }
+
+    #[test]
+    fn another_version_or_a_broken_line_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.ckpt");
+        std::fs::write(&path, "{\"record\":\"header\",\"format\":1,\"nqueen\":\"0.0.1\"}\n").unwrap();
+        assert!(Checkpoint::open(&path).err().unwrap().0.contains("written by nqueen 0.0.1"));
+        std::fs::write(&path, format!("{{\"record\":\"header\",\"format\":1,\"nqueen\":\"{}\"}}\nnot json\n{{}}\n", version())).unwrap();
+        assert!(Checkpoint::open(&path).err().unwrap().0.contains("line 2: not a checkpoint line"));
+    }
+}

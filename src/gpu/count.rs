@@ -1,0 +1,325 @@
+//! A count on the GPUs: the roots (prefixes made on the host) cut into batches within each
+//! unit of work, batches taken by every stream of every device as it comes free, each
+//! batch expanded further and counted on the device, and each unit reported once its last
+//! batch is in.
+
+use std::io;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
+
+use super::launch::{block_shape, expand_cfg, offsets, row_windows, STACK_ENTRY};
+use super::memory::Buffer;
+use super::module::{self, EntryPoint};
+use super::{driver_err, Device, Gpu, GpuCountError, GpuError};
+use crate::control::Control;
+use crate::plan::Plan;
+use crate::prefix::{self, Deeper, Prefix, Prefixes};
+use crate::tally::Tally;
+
+/// Prefixes per batch: bounds device memory (16 bytes each) whatever the board.
+pub const BATCH_CAP: usize = 4 << 20;
+/// Estimated search nodes from which a board is shared among several devices. Below it,
+/// the second device's set-up per board costs more than it saves.
+const SHARED_NODES: f64 = 2e11;
+/// Batches each device should get when several share the work.
+const BATCHES_PER_DEVICE: u64 = 16;
+/// The smallest batch worth a launch when several devices share the work.
+const MIN_SHARED_BATCH: usize = 64 << 10;
+
+/// A finished GPU count.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuTally {
+    /// How many devices counted: the first ones opened (see [`Gpu::describe`]).
+    pub devices: usize,
+    /// Weighted solutions and nodes.
+    pub tally: Tally,
+    /// Prefixes the kernels counted.
+    pub prefixes: u64,
+    /// The kernel's entry point that counted them.
+    pub entry_point: EntryPoint,
+    /// Time during which a device had a batch in flight (its transfers and kernels),
+    /// summed over devices.
+    pub kernel_time: Duration,
+}
+
+/// The units a count is cut into, and what to do as they finish.
+pub struct Units<'a> {
+    /// Consecutive ranges of the roots, covering them all, in order.
+    pub ranges: &'a [Range<usize>],
+    /// Each root's share of the estimated work, for the progress bar.
+    pub work: &'a [f64],
+    /// Called, from any thread, with each unit's index and tally once it is counted.
+    pub done: &'a (dyn Fn(usize, Tally) -> io::Result<()> + Sync),
+}
+
+impl Gpu {
+    /// Counts the prefixes `deeper.extra` rows below `roots`, about `estimated_nodes`
+    /// search nodes, spread over every device when there is enough work for them all. The
+    /// devices make those prefixes themselves from the roots, a batch at a time; no batch
+    /// spans two units, so that each unit is reported as soon as its batches are in.
+    pub fn count(
+        &self,
+        plan: &Plan,
+        roots: &Prefixes,
+        deeper: &Deeper,
+        units: &Units<'_>,
+        estimated_nodes: f64,
+        ctl: &Control,
+    ) -> Result<GpuTally, GpuCountError> {
+        let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
+        let entry_point = EntryPoint::for_plan(plan, roots.depth + deeper.extra);
+        let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, entry_point, kernel_time: Duration::ZERO };
+        if roots.items.is_empty() {
+            return Ok(total);
+        }
+        let cap = batch_cap(deeper.total(), devices.len());
+        let mut batches = Vec::new();
+        for (unit, r) in units.ranges.iter().enumerate() {
+            let within = prefix::batches(&deeper.per_root[r.clone()], cap);
+            batches.extend(within.into_iter().map(|b| Batch { roots: r.start + b.start..r.start + b.end, unit }));
+        }
+        let mut left = vec![0usize; units.ranges.len()];
+        batches.iter().for_each(|b| left[b.unit] += 1);
+        let largest = batches.iter().map(|b| deeper.per_root[b.roots.clone()].iter().sum::<u64>()).max().unwrap_or(0);
+        let largest_batch =
+            u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
+        let most_roots = batches.iter().map(|b| b.roots.len()).max().unwrap_or(0);
+        let work = Work {
+            plan,
+            roots,
+            deeper,
+            entry_point,
+            rows: row_windows(plan),
+            batches,
+            largest_batch,
+            most_roots,
+            next_batch: AtomicUsize::new(0),
+            units: Mutex::new(left.into_iter().map(|left| (left, Tally::default())).collect()),
+            on_units: units,
+        };
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = devices
+                .iter()
+                .enumerate()
+                .flat_map(|(i, d)| d.streams.iter().map(move |s| (i, d, s)))
+                .map(|(i, d, stream)| {
+                    let work = &work;
+                    (i, scope.spawn(move || d.run(stream, work, ctl)))
+                })
+                .collect();
+            let mut busy = vec![Vec::new(); devices.len()];
+            let mut first_error = None;
+            for (device, w) in workers {
+                match w.join() {
+                    Ok(Ok(t)) => {
+                        total.tally += t.tally;
+                        total.prefixes += t.prefixes;
+                        busy[device].extend(t.busy);
+                    }
+                    Ok(Err(e)) => {
+                        first_error.get_or_insert(e);
+                    }
+                    Err(_) => {
+                        first_error.get_or_insert(GpuCountError::Gpu(GpuError::Driver("a GPU worker thread panicked".into())));
+                    }
+                }
+            }
+            if let Some(e) = first_error {
+                return Err(e);
+            }
+            total.kernel_time = busy.into_iter().map(covered).sum();
+            Ok(total)
+        })
+    }
+}
+
+impl Device {
+    /// Counts batches of `work` on stream `s`, taking the next one left until none is.
+    fn run(&self, s: &Arc<CudaStream>, work: &Work, ctl: &Control) -> Result<StreamTally, GpuCountError> {
+        s.context().bind_to_thread().map_err(driver_err)?;
+        let (plan, deeper) = (work.plan, work.deeper);
+        let rows_dev = Buffer::copied(s, &work.rows).map_err(driver_err)?;
+        let weights_dev = Buffer::copied(s, &plan.weights).map_err(driver_err)?;
+        let mut roots_dev = Buffer::<Prefix>::zeroed(s, work.most_roots).map_err(driver_err)?;
+        let mut prefixes_dev = Buffer::<Prefix>::zeroed(s, work.largest_batch as usize).map_err(driver_err)?;
+        let mut offsets_dev = Buffer::<u32>::zeroed(s, work.most_roots + 1).map_err(driver_err)?;
+        // Per batch: [0] weighted solutions, [1] nodes, [2] set if [0] would have wrapped.
+        let mut totals = Buffer::<u64>::zeroed(s, 3).map_err(driver_err)?;
+        let mut next = Buffer::<u32>::zeroed(s, 1).map_err(driver_err)?;
+        let mut mismatches = Buffer::<u32>::zeroed(s, 1).map_err(driver_err)?;
+        let depth = work.roots.depth + deeper.extra;
+        let kernel = &self.kernels[work.entry_point.number()];
+        let expand = &self.kernels[module::EXPAND];
+        let (block, shared) = block_shape(plan.n, depth);
+        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
+        let grid = self.multiprocessors * per_sm.max(1);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
+        let (n, base_depth, extra, depth) = (plan.n as i32, work.roots.depth as i32, deeper.extra as i32, depth as i32);
+        // Bytes from one stack entry of a thread to its next: the stack is [entry][thread].
+        let stack_stride = block * STACK_ENTRY as u32;
+        let mut tally = Tally::default();
+        let mut prefixes = 0u64;
+        let mut busy = Vec::new();
+        while let Some(batch) = work.batches.get(work.next_batch.fetch_add(1, Ordering::Relaxed)) {
+            ctl.check()?;
+            let started = Instant::now();
+            let roots = batch.roots.clone();
+            // The batch holds at most `largest_batch` prefixes, so its offsets fit in u32.
+            let offsets = offsets(&deeper.per_root[roots.clone()]);
+            let count = offsets[roots.len()];
+            s.memcpy_htod(&offsets, &mut *offsets_dev).map_err(driver_err)?;
+            // Only this batch's roots: copying all of them up front delays each stream's
+            // first launch and needs as much device memory again as the roots.
+            s.memcpy_htod(&work.roots.items[roots.clone()], &mut *roots_dev).map_err(driver_err)?;
+            let num_roots = roots.len() as u32;
+            let mut launch = s.launch_builder(expand);
+            launch
+                .arg(&*roots_dev)
+                .arg(&num_roots)
+                .arg(&*offsets_dev)
+                .arg(&*rows_dev)
+                .arg(&n)
+                .arg(&base_depth)
+                .arg(&extra)
+                .arg(&mut *prefixes_dev)
+                .arg(&mut *mismatches);
+            // SAFETY: the arguments match expand_prefixes in kernels/count.cu; `roots_dev`
+            // starts with this batch's num_roots roots and `offsets_dev` with their
+            // num_roots + 1 offsets, whose last, the batch's size, is at most
+            // `largest_batch`, the length of `prefixes_dev`; expand_cfg gives each thread
+            // its stack.
+            unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(driver_err)?;
+            s.memset_zeros(&mut *next).map_err(driver_err)?;
+            s.memset_zeros(&mut *totals).map_err(driver_err)?;
+            let mut launch = s.launch_builder(kernel);
+            launch
+                .arg(&*prefixes_dev)
+                .arg(&count)
+                .arg(&*rows_dev)
+                .arg(&*weights_dev)
+                .arg(&n)
+                .arg(&depth)
+                .arg(&mut *next)
+                .arg(&mut *totals)
+                .arg(&stack_stride);
+            // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
+            // every buffer holds as many elements as the kernel is told.
+            unsafe { launch.launch(cfg) }.map_err(driver_err)?;
+            s.synchronize().map_err(driver_err)?;
+            busy.push((started, Instant::now()));
+            let t = s.clone_dtoh(&*totals).map_err(driver_err)?;
+            if t[2] != 0 {
+                return Err(GpuError::Driver("a batch's count passed 2^64 solutions".into()).into());
+            }
+            let counted = Tally { solutions: u128::from(t[0]), nodes: u128::from(t[1]) };
+            tally += counted;
+            prefixes += u64::from(count);
+            ctl.advance(work.on_units.work[roots].iter().sum());
+            work.finished(batch.unit, counted)?;
+        }
+        if s.clone_dtoh(&*mismatches).map_err(driver_err)?[0] != 0 {
+            return Err(GpuError::Driver("the device made other prefixes than the host counted (a bug in nqueen)".into()).into());
+        }
+        Ok(StreamTally { tally, prefixes, busy })
+    }
+}
+
+/// Some roots counted together, all of one unit.
+struct Batch {
+    roots: Range<usize>,
+    unit: usize,
+}
+
+/// What every stream of a count shares: the plan, its roots and their batches, the entry
+/// point that counts them, the next batch no stream has taken yet, and each unit's
+/// batches still out and tally so far.
+struct Work<'a> {
+    plan: &'a Plan,
+    roots: &'a Prefixes,
+    deeper: &'a Deeper,
+    entry_point: EntryPoint,
+    rows: Vec<u32>,
+    batches: Vec<Batch>,
+    /// The most prefixes in one batch: every stream's buffer holds that many.
+    largest_batch: u32,
+    /// The most roots in one batch: every stream's buffer of roots holds that many, of
+    /// offsets one more.
+    most_roots: usize,
+    next_batch: AtomicUsize,
+    units: Mutex<Vec<(usize, Tally)>>,
+    on_units: &'a Units<'a>,
+}
+
+impl Work<'_> {
+    /// Adds a batch of `unit` that counted `counted`, and reports the unit if it was its last.
+    fn finished(&self, unit: usize, counted: Tally) -> Result<(), GpuCountError> {
+        let complete = {
+            let mut units = self.units.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let (left, tally) = &mut units[unit];
+            *left -= 1;
+            *tally += counted;
+            (*left == 0).then_some(*tally)
+        };
+        match complete {
+            Some(tally) => (self.on_units.done)(unit, tally).map_err(GpuCountError::Record),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What one stream counted, and when it had a batch in flight.
+struct StreamTally {
+    tally: Tally,
+    prefixes: u64,
+    busy: Vec<(Instant, Instant)>,
+}
+
+/// The time covered by at least one of `spans` (start, end): overlapping spans count once.
+fn covered(mut spans: Vec<(Instant, Instant)>) -> Duration {
+    spans.sort_unstable();
+    let mut total = Duration::ZERO;
+    let mut reached: Option<Instant> = None;
+    for (start, end) in spans {
+        let from = reached.map_or(start, |r| r.max(start));
+        total += end.saturating_duration_since(from);
+        reached = Some(reached.map_or(end, |r| r.max(end)));
+    }
+    total
+}
+
+/// Prefixes per batch for `total` prefixes over `devices` devices. Several devices share
+/// the batches as they come, so each should get many: neighbouring prefixes have similar
+/// subtrees, and one large batch of a symmetric plan's heavy first boards can hold so much
+/// of the work that the other devices idle.
+fn batch_cap(total: u64, devices: usize) -> usize {
+    if devices <= 1 {
+        return BATCH_CAP;
+    }
+    let share = total / (devices as u64 * BATCHES_PER_DEVICE);
+    (share as usize).clamp(MIN_SHARED_BATCH, BATCH_CAP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_spans_count_once() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert_eq!(covered(vec![]), Duration::ZERO);
+        assert_eq!(covered(vec![(at(0), at(10)), (at(5), at(15)), (at(20), at(30)), (at(22), at(25))]), Duration::from_millis(25));
+        assert_eq!(covered(vec![(at(20), at(30)), (at(0), at(40))]), Duration::from_millis(40));
+    }
+
+    #[test]
+    fn several_devices_get_many_batches_each() {
+        assert_eq!(batch_cap(100 << 20, 1), BATCH_CAP);
+        assert_eq!(batch_cap(64 << 20, 2), 2 << 20);
+        assert_eq!(batch_cap(1000, 2), MIN_SHARED_BATCH);
+    }
+}

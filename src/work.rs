@@ -1,0 +1,319 @@
+//! A case's work, divided: its prefixes in blocks with estimated search nodes, the blocks
+//! dealt to shards, and a run's share cut into units that finish one at a time.
+//!
+//! The division is a pure function of the plan (itself a pure function of the board and
+//! options that change the count's plan, such as `--no-symmetry`) and of the number of
+//! shards: estimates come from seeded dives, so every machine agrees on what shard K of M
+//! is, whatever its threads, backend or speed.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::estimate::{Dives, Start};
+use crate::plan::Plan;
+use crate::prefix::{Prefix, Prefixes};
+
+/// Blocks per shard: enough that dealing whole blocks balances the shards.
+pub const BLOCKS_PER_SHARD: usize = 64;
+/// The fewest blocks, so that progress and units have something to go by.
+const LEAST_BLOCKS: usize = 256;
+/// Random dives per block for its estimate.
+const DIVES_PER_BLOCK: u32 = 64;
+
+/// Which of how many shards a run counts: `index` in `0..count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// The whole case: one shard of one.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+}
+
+/// The prefixes of a case in contiguous blocks, each with its estimated search nodes.
+#[derive(Clone, Debug)]
+pub struct Blocks {
+    pub ranges: Vec<Range<usize>>,
+    pub estimates: Vec<f64>,
+}
+
+impl Blocks {
+    /// `base` cut into blocks for `shards` shards, each estimated by seeded dives (block `i`
+    /// by the sequence of seed `i`), in parallel but with the same result on any pool.
+    pub fn estimated(plan: &Plan, base: &Prefixes, shards: usize) -> Blocks {
+        let ranges = even_ranges(base.items.len(), (shards * BLOCKS_PER_SHARD).max(LEAST_BLOCKS));
+        let estimates = ranges.par_iter().enumerate().map(|(i, r)| estimate(plan, &base.items[r.clone()], base.depth, i as u64)).collect();
+        Blocks { ranges, estimates }
+    }
+
+    /// `base` in blocks with no estimate: each prefix counts as one unit of work.
+    pub fn uniform(base: &Prefixes) -> Blocks {
+        let ranges = even_ranges(base.items.len(), LEAST_BLOCKS);
+        let estimates = ranges.iter().map(|r| r.len() as f64).collect();
+        Blocks { ranges, estimates }
+    }
+
+    /// Each block's shard when dealt to `shards` shards: the largest estimate first, each to
+    /// the shard with the least so far (the lowest on a tie).
+    pub fn assignment(&self, shards: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.estimates.len()).collect();
+        order.sort_by(|&a, &b| self.estimates[b].total_cmp(&self.estimates[a]).then(a.cmp(&b)));
+        let mut load = vec![0.0f64; shards.max(1)];
+        let mut owner = vec![0; self.estimates.len()];
+        for block in order {
+            let least = (0..load.len()).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).unwrap_or(0);
+            load[least] += self.estimates[block];
+            owner[block] = least;
+        }
+        owner
+    }
+
+    /// The prefixes of `shard`, as sorted ranges.
+    pub fn of_shard(&self, shard: Shard) -> Selection {
+        if shard.count <= 1 {
+            return Selection { ranges: merged(self.ranges.clone()) };
+        }
+        let owner = self.assignment(shard.count);
+        let mine = self.ranges.iter().zip(owner).filter(|&(_, o)| o == shard.index).map(|(r, _)| r.clone());
+        Selection { ranges: merged(mine.collect()) }
+    }
+
+    /// The estimated work of each prefix: its block's estimate shared evenly.
+    pub fn per_prefix(&self) -> Vec<f64> {
+        let mut work = Vec::with_capacity(self.ranges.last().map_or(0, |r| r.end));
+        for (r, &e) in self.ranges.iter().zip(&self.estimates) {
+            work.extend(std::iter::repeat_n(e / r.len().max(1) as f64, r.len()));
+        }
+        work
+    }
+}
+
+/// Knuth's estimate of the nodes below `items` (at row `depth`), from dives of seed `seed`.
+fn estimate(plan: &Plan, items: &[Prefix], depth: usize, seed: u64) -> f64 {
+    if items.is_empty() {
+        return 0.0;
+    }
+    let mut d = Dives::new(seed);
+    let total: f64 = (0..DIVES_PER_BLOCK)
+        .map(|_| {
+            let p = &items[d.below(items.len() as u64) as usize];
+            let b = p.board as usize;
+            1.0 + d.dive(&plan.boards[b], &plan.due[b], Start { cols: p.cols, ld: p.ld, rd: p.rd }, depth)
+        })
+        .sum();
+    total / DIVES_PER_BLOCK as f64 * items.len() as f64
+}
+
+/// `0..len` cut into at most `parts` ranges of sizes differing by at most one, none empty.
+fn even_ranges(len: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.clamp(1, len.max(1));
+    (0..parts).map(|i| len * i / parts..len * (i + 1) / parts).filter(|r| !r.is_empty()).collect()
+}
+
+/// `ranges` sorted, with touching or overlapping ones joined.
+fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges.into_iter().filter(|r| !r.is_empty()) {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Some of a case's prefixes, as sorted, disjoint ranges of indices into its prefixes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub ranges: Vec<Range<usize>>,
+}
+
+impl Selection {
+    /// How many prefixes it holds.
+    pub fn len(&self) -> usize {
+        self.ranges.iter().map(|r| r.len()).sum()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The same prefixes less those in `done` (any ranges).
+    pub fn without(&self, done: &[Range<usize>]) -> Selection {
+        let done = merged(done.to_vec());
+        let mut out = Vec::new();
+        for r in &self.ranges {
+            let mut start = r.start;
+            for d in done.iter().filter(|d| d.end > r.start && d.start < r.end) {
+                if d.start > start {
+                    out.push(start..d.start);
+                }
+                start = start.max(d.end);
+            }
+            if start < r.end {
+                out.push(start..r.end);
+            }
+        }
+        Selection { ranges: out }
+    }
+
+    /// Whether every one of `ranges` lies within this selection.
+    pub fn covers(&self, ranges: &[Range<usize>]) -> bool {
+        ranges.iter().all(|d| d.is_empty() || self.ranges.iter().any(|r| r.start <= d.start && d.end <= r.end))
+    }
+
+    /// Its prefixes cut, in order, into units of at most `budget` estimated work each (as
+    /// `work` gives it per prefix), or a single prefix where one alone has more.
+    pub fn units(&self, work: &[f64], budget: f64) -> Vec<Unit> {
+        let mut units = Vec::new();
+        let mut current = Unit::default();
+        for r in &self.ranges {
+            let mut start = r.start;
+            for i in r.clone() {
+                if current.estimate + work[i] > budget && (!current.is_empty() || i > start) {
+                    if i > start {
+                        current.ranges.push(start..i);
+                    }
+                    units.push(std::mem::take(&mut current));
+                    start = i;
+                }
+                current.estimate += work[i];
+            }
+            current.ranges.push(start..r.end);
+        }
+        if !current.is_empty() {
+            units.push(current);
+        }
+        units
+    }
+}
+
+/// Some prefixes counted together and recorded together: a checkpoint stores each unit
+/// once it is counted, and a resumed run skips it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Unit {
+    /// Sorted, disjoint ranges of indices into the case's prefixes.
+    pub ranges: Vec<Range<usize>>,
+    /// Its estimated work.
+    pub estimate: f64,
+}
+
+impl Unit {
+    /// How many prefixes it holds.
+    pub fn len(&self) -> usize {
+        self.ranges.iter().map(|r| r.len()).sum()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A hex SHA-256 of `plan`, its prefixes `base` and `shard`: what a part record or a
+/// checkpoint's line was counted from, so that parts from different plans are never added
+/// up and a checkpoint is never applied to other prefixes.
+pub fn fingerprint(plan: &Plan, base: &Prefixes, shard: Shard) -> String {
+    let mut h = Sha256::new();
+    let words = |h: &mut Sha256, xs: &mut dyn Iterator<Item = u64>| xs.for_each(|x| h.update(x.to_le_bytes()));
+    words(
+        &mut h,
+        &mut [plan.n as u64, plan.boards.len() as u64, base.depth as u64, base.items.len() as u64, shard.count as u64].into_iter(),
+    );
+    for (rows, &w) in plan.boards.iter().zip(&plan.weights) {
+        words(&mut h, &mut rows.iter().map(|&r| u64::from(r)).chain([w]));
+    }
+    words(&mut h, &mut base.items.iter().map(|p| u64::from(p.board) << 32 | u64::from(p.cols)));
+    hex(&h.finalize())
+}
+
+/// A hex SHA-256 of `text`.
+pub fn sha256(text: &[u8]) -> String {
+    hex(&Sha256::digest(text))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // a range in a list is a list of ranges here
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::prefix::expand;
+
+    #[test]
+    fn blocks_cover_every_prefix_once_and_repeat() {
+        let plan = Plan::optimized(&Board::empty(12).unwrap());
+        let base = expand(&plan, 5000);
+        let a = Blocks::estimated(&plan, &base, 8);
+        let b = Blocks::estimated(&plan, &base, 8);
+        assert_eq!(a.estimates, b.estimates);
+        assert_eq!(a.ranges.first().map(|r| r.start), Some(0));
+        assert!(a.ranges.windows(2).all(|w| w[0].end == w[1].start));
+        assert_eq!(a.ranges.last().map(|r| r.end), Some(base.items.len()));
+        assert_eq!(a.per_prefix().len(), base.items.len());
+    }
+
+    #[test]
+    fn every_prefix_belongs_to_exactly_one_shard() {
+        let plan = Plan::optimized(&Board::empty(11).unwrap());
+        let base = expand(&plan, 3000);
+        let blocks = Blocks::estimated(&plan, &base, 7);
+        let mut seen = vec![0; base.items.len()];
+        for index in 0..7 {
+            for r in blocks.of_shard(Shard { index, count: 7 }).ranges {
+                r.for_each(|i| seen[i] += 1);
+            }
+        }
+        assert!(seen.iter().all(|&k| k == 1));
+        assert_eq!(blocks.of_shard(Shard::WHOLE).ranges, vec![0..base.items.len()]);
+    }
+
+    #[test]
+    fn shards_get_similar_estimated_work() {
+        let blocks = Blocks { ranges: even_ranges(1000, 100), estimates: (0..100).map(|i| 1.0 + (i % 7) as f64).collect() };
+        let owner = blocks.assignment(4);
+        let mut load = [0.0; 4];
+        owner.iter().zip(&blocks.estimates).for_each(|(&o, e)| load[o] += e);
+        let (lo, hi) = (load.iter().cloned().fold(f64::MAX, f64::min), load.iter().cloned().fold(0.0, f64::max));
+        assert!(hi - lo <= 7.0, "{load:?}");
+    }
+
+    #[test]
+    fn a_selection_less_what_is_done_keeps_the_rest() {
+        let s = Selection { ranges: vec![0..10, 20..30] };
+        assert_eq!(s.without(&[2..4, 8..22, 29..40]).ranges, vec![0..2, 4..8, 22..29]);
+        assert_eq!(s.without(&[]).ranges, s.ranges);
+        assert!(s.covers(&[0..3, 25..30]) && !s.covers(&[9..11]));
+    }
+
+    #[test]
+    fn units_cut_the_selection_in_order_within_the_budget() {
+        let s = Selection { ranges: vec![0..4, 6..10] };
+        let work = [1.0, 1.0, 1.0, 1.0, 9.0, 9.0, 2.0, 5.0, 1.0, 1.0];
+        let units = s.units(&work, 3.0);
+        let ranges: Vec<_> = units.iter().map(|u| u.ranges.clone()).collect();
+        assert_eq!(ranges, vec![vec![0..3], vec![3..4, 6..7], vec![7..8], vec![8..10]]);
+        assert_eq!(units.iter().map(|u| u.len()).sum::<usize>(), s.len());
+        assert_eq!(s.units(&work, f64::INFINITY).len(), 1);
+    }
+
+    #[test]
+    fn fingerprints_tell_plans_and_shard_counts_apart() {
+        let plan = Plan::optimized(&Board::empty(10).unwrap());
+        let base = expand(&plan, 100);
+        let one = fingerprint(&plan, &base, Shard { index: 0, count: 4 });
+        assert_eq!(one, fingerprint(&plan, &base, Shard { index: 3, count: 4 }));
+        assert_ne!(one, fingerprint(&plan, &base, Shard { index: 0, count: 5 }));
+        assert_ne!(one, fingerprint(&Plan::plain(&Board::empty(10).unwrap()), &base, Shard { index: 0, count: 4 }));
+        assert_eq!(one.len(), 64);
+    }
+}

@@ -1,0 +1,250 @@
+//! Counting past one machine, through the real binary: shards that add up to a plain run,
+//! part records a merge checks, and checkpoints that survive a kill -9.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use assert_cmd::Command as Cmd;
+use predicates::prelude::*;
+
+use crate::common::{random_board, Rng};
+
+const BIN: &str = env!("CARGO_BIN_EXE_nqueen");
+
+fn nqueen() -> Cmd {
+    Cmd::cargo_bin("nqueen").expect("the binary is built with the tests")
+}
+
+/// Runs every shard of `m` over `inputs` with `options`, each into its own part file in
+/// `dir`; returns the part files.
+fn run_shards(dir: &Path, m: usize, inputs: &[&str], options: &[&str]) -> Vec<PathBuf> {
+    (0..m)
+        .map(|k| {
+            let part = dir.join(format!("part-{k}.jsonl"));
+            let out = nqueen().args(options).arg("--shard").arg(format!("{k}/{m}")).args(inputs).output().unwrap();
+            std::fs::write(&part, &out.stdout).unwrap();
+            part
+        })
+        .collect()
+}
+
+/// A file of random boards large enough to be split (n 11..13, some obstacles).
+fn boards_file(dir: &Path) -> PathBuf {
+    let mut rng = Rng::new(21);
+    let text: String = (0..4)
+        .map(|_| {
+            let n = rng.range(11, 13);
+            random_board(&mut rng, n, 0.08).to_text()
+        })
+        .collect();
+    let path = dir.join("boards.in");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn shards_add_up_to_a_plain_run_for_any_number_of_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let boards = boards_file(dir.path());
+    let boards = boards.to_str().unwrap();
+    let inputs = [boards, "fixtures/sample.in", "fixtures/mixed_10_12.in"];
+    for options in [&[][..], &["--no-symmetry"], &["--backend", "cpu", "-j", "1"]] {
+        let plain = nqueen().args(options).args(inputs).output().unwrap();
+        assert!(plain.status.success());
+        for m in [1, 2, 3, 8] {
+            let parts = run_shards(dir.path(), m, &inputs, options);
+            nqueen().arg("--merge").args(&parts).assert().success().stdout(plain.stdout.clone());
+        }
+    }
+}
+
+#[test]
+fn every_machine_splits_a_board_alike() {
+    // The same shard with other threads and schedules: the same plan, prefixes and count.
+    let dir = tempfile::tempdir().unwrap();
+    let boards = boards_file(dir.path());
+    let record = |options: &[&str]| {
+        let out = nqueen().args(options).args(["--shard", "1/3"]).arg(&boards).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["plan"].clone(), v["count"].clone(), v["nodes"].clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    let first = record(&["-j", "1"]);
+    assert_eq!(first, record(&["-j", "3", "--schedule", "static"]));
+    assert_eq!(first, record(&["--backend", "cpu"]));
+}
+
+#[test]
+fn part_records_say_what_was_counted() {
+    let out = nqueen().args(["--shard", "0/2", "fixtures/sample.in"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3, "two cases and the end of the input: {text}");
+    for field in ["format", "nqueen", "input", "case", "n", "board", "plan", "shard", "shards", "count", "nodes", "backend", "seconds"] {
+        assert!(lines[0].get(field).is_some(), "no {field} in {}", lines[0]);
+    }
+    assert_eq!((lines[0]["case"].as_u64(), lines[0]["n"].as_u64(), lines[0]["board"].as_str().map(str::len)), (Some(1), Some(8), Some(64)));
+    assert_eq!(lines[2]["record"], "end");
+    assert_eq!(lines[2]["cases"], 2);
+}
+
+#[test]
+fn a_bad_shard_or_mode_is_a_usage_error() {
+    for shard in ["4/4", "0/0", "x/3", "1", "-1/3"] {
+        nqueen().arg(format!("--shard={shard}")).arg("fixtures/sample.in").assert().code(2).stderr(predicate::str::contains("--shard"));
+    }
+    nqueen().args(["--shard", "1/2", "--merge", "fixtures/sample.in"]).assert().code(2);
+    nqueen().args(["--checkpoint", "x", "--merge", "fixtures/sample.in"]).assert().code(2);
+    nqueen().args(["--status", "fixtures/sample.in"]).assert().code(2);
+}
+
+#[test]
+fn a_merge_names_what_is_missing_repeated_or_foreign() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = run_shards(dir.path(), 3, &["fixtures/sample.in", "fixtures/mixed_10_12.in"], &[]);
+    let all = |extra: &[&Path]| {
+        let mut files: Vec<PathBuf> = parts.clone();
+        files.extend(extra.iter().map(|p| p.to_path_buf()));
+        files
+    };
+    // A part file cut after the first input's first case of shard 1.
+    let text = std::fs::read_to_string(&parts[1]).unwrap();
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, text.lines().next().unwrap().to_string() + "\n").unwrap();
+    nqueen()
+        .arg("--merge")
+        .args([&parts[0], &cut, &parts[2]])
+        .assert()
+        .code(1)
+        .stdout("Case 1: 92\n")
+        .stderr(predicate::str::contains("fixtures/sample.in: case 2: missing shard 1 of 3"));
+    // The same shard twice.
+    nqueen()
+        .arg("--merge")
+        .args(all(&[&parts[1]]))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("was counted twice").and(predicate::str::contains("part-1.jsonl, line 1 (shard 1)")));
+    // A torn last line, and a line that is not a record.
+    let torn = dir.path().join("torn.jsonl");
+    std::fs::write(&torn, &text[..text.len() - 20]).unwrap();
+    nqueen()
+        .arg("--merge")
+        .args([&parts[0], &torn, &parts[2]])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("torn.jsonl, line 13: a torn last line"));
+    let junk = dir.path().join("junk.jsonl");
+    std::fs::write(&junk, "Case 1: 92\n").unwrap();
+    nqueen().arg("--merge").args(all(&[&junk])).assert().code(1).stderr(predicate::str::contains("junk.jsonl, line 1: not a part record"));
+    // Parts of another board.
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(&other, std::fs::read_to_string(&parts[2]).unwrap().replacen("\"board\":\"", "\"board\":\"0", 1)).unwrap();
+    nqueen()
+        .arg("--merge")
+        .args([&parts[0], &parts[1], &other])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("counted from another board"));
+    // The status lists what is missing, and says when nothing is.
+    nqueen()
+        .args(["--merge", "--status"])
+        .args([&parts[0], &cut])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("fixtures/sample.in: case 2: 1 of 3 shards in, missing 1-2"));
+    nqueen()
+        .args(["--merge", "--status"])
+        .args(&parts)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("11 of 11 cases complete in 2 inputs of 3 shards"));
+}
+
+#[test]
+fn a_sharded_run_of_bad_input_merges_into_the_same_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.in");
+    std::fs::write(&bad, "1\n.\n2\n..\n.x\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    let plain = nqueen().arg(bad).output().unwrap();
+    assert_eq!(plain.status.code(), Some(1));
+    let parts = run_shards(dir.path(), 2, &[bad], &[]);
+    let merged = nqueen().arg("--merge").args(&parts).output().unwrap();
+    assert_eq!((merged.status.code(), &merged.stdout, &merged.stderr), (Some(1), &plain.stdout, &plain.stderr));
+}
+
+/// Runs `input` with a checkpoint at `ckpt`, killed with SIGKILL after `after` unless it
+/// ends first; returns its stdout.
+fn killed_after(input: &Path, ckpt: &Path, after: Duration) -> String {
+    let child = Command::new(BIN)
+        .args(["--backend", "cpu", "-j", "2", "--checkpoint"])
+        .arg(ckpt)
+        .arg(input)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(after);
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    });
+    let out = child.wait_with_output().unwrap();
+    killer.join().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_checkpointed_run_killed_at_any_moment_resumes_to_the_same_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    // Quick cases, then one of a few seconds, then a quick one.
+    let text =
+        ["fixtures/sample.in", "fixtures/bench/empty_17.in", "fixtures/sample.in"].map(|f| std::fs::read_to_string(f).unwrap()).concat();
+    let input = dir.path().join("run.in");
+    std::fs::write(&input, text.replace("\n0\n", "\n")).unwrap();
+    let want = nqueen().arg(&input).output().unwrap().stdout;
+    for (i, ms) in [0u64, 40, 300, 900].into_iter().enumerate() {
+        let ckpt = dir.path().join(format!("run-{i}.ckpt"));
+        killed_after(&input, &ckpt, Duration::from_millis(ms));
+        // A second kill of the resumed run, then a run to the end.
+        killed_after(&input, &ckpt, Duration::from_millis(ms / 2));
+        nqueen().arg("--checkpoint").arg(&ckpt).arg(&input).assert().success().stdout(want.clone());
+        // Everything is in the checkpoint now: a run only reads it.
+        nqueen().arg("--checkpoint").arg(&ckpt).arg(&input).assert().success().stdout(want.clone());
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_input_or_plan_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("run.ckpt");
+    nqueen().arg("--checkpoint").arg(&ckpt).arg("fixtures/sample.in").assert().success();
+    nqueen()
+        .arg("--checkpoint")
+        .arg(&ckpt)
+        .arg("fixtures/mixed_10_12.in")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("was counted for another board: it was written for another input"));
+    nqueen()
+        .args(["--shard", "0/2", "--checkpoint"])
+        .arg(&ckpt)
+        .arg("fixtures/sample.in")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("shard 0/1, not 0/2"));
+    std::fs::write(&ckpt, "{\"record\":\"header\",\"format\":1,\"nqueen\":\"0.0.0\"}\n").unwrap();
+    nqueen()
+        .arg("--checkpoint")
+        .arg(&ckpt)
+        .arg("fixtures/sample.in")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("written by nqueen 0.0.0"));
+}

@@ -1,0 +1,111 @@
+//! The job array on a real one-node Slurm cluster (deploy/slurm): eight shards of a board
+//! as array tasks, one of them killed mid-run and requeued by the cluster, the parts
+//! merged and checked against a direct run. Needs root and Debian's slurmctld, slurmd,
+//! slurm-client and munge, which .ci/run installs; it leaves alone a machine whose Slurm
+//! is configured for another cluster.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::common::{have, not_here, skip_missing_tool};
+
+const BIN: &str = env!("CARGO_BIN_EXE_nqueen");
+const TEST: &str = "slurm::a_job_array_with_a_killed_task_merges_into_the_direct_count";
+
+/// Stops the cluster when dropped, whatever happened.
+struct Cluster;
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = Command::new("deploy/slurm/local-cluster.sh").arg("stop").status();
+    }
+}
+
+/// Runs `cmd` and returns its stdout, which must succeed.
+fn output(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Polls `done` every 50 ms for up to `limit`; whether it came true.
+fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
+    for tool in ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "pgrep"] {
+        if !have(tool) && !Path::new(&format!("/usr/sbin/{tool}")).exists() {
+            return skip_missing_tool(TEST, tool);
+        }
+    }
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        return skip_missing_tool(TEST, "root (to start slurmctld and slurmd)");
+    }
+    if std::fs::read_to_string("/etc/slurm/slurm.conf").is_ok_and(|c| !c.contains("ClusterName=nqueen")) {
+        return not_here(TEST, "this machine's Slurm is configured for another cluster, which the test leaves alone");
+    }
+    let started = Instant::now();
+    let up = Command::new("deploy/slurm/local-cluster.sh").arg("start").output().unwrap();
+    let _cluster = Cluster;
+    if !up.status.success() {
+        return skip_missing_tool(TEST, &format!("a Slurm cluster that starts ({})", String::from_utf8_lossy(&up.stderr).trim()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let parts = dir.path().join("parts");
+    let board = "fixtures/bench/empty_18.in";
+    let job = output(
+        Command::new("sbatch")
+            .args(["--parsable", "--array=0-7", "--chdir"])
+            .arg(dir.path())
+            .arg(format!("--export=ALL,NQUEEN={BIN}"))
+            .arg(std::fs::canonicalize("deploy/slurm/nqueen-array.sbatch").unwrap())
+            .arg("8")
+            .arg(std::fs::canonicalize(board).unwrap())
+            .arg(&parts)
+            .args(["-j", "1", "--backend", "cpu"]),
+    );
+    let job = job.trim().to_string();
+    // Kill task 3's nqueen once it has run a little: its script exits 75, which the
+    // cluster requeues.
+    let task_3 = || {
+        let out = Command::new("pgrep").args(["-f", "--", "--shard 3/8"]).output().ok().filter(|o| o.status.success())?;
+        String::from_utf8_lossy(&out.stdout).lines().next().map(str::to_string)
+    };
+    let mut victim = None;
+    assert!(
+        wait_for(Duration::from_secs(60), || {
+            victim = task_3();
+            victim.is_some()
+        }),
+        "task 3 never ran"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill").args(["-9", victim.as_deref().unwrap_or("")]).status().unwrap();
+    assert!(killed.success(), "task 3 ended before it could be killed: the board is too small for this test");
+    let left = || output(Command::new("squeue").args(["-h", "-j", &job])).trim().is_empty();
+    assert!(
+        wait_for(Duration::from_secs(180), left),
+        "the job array did not finish: {}",
+        output(Command::new("squeue").args(["-j", &job]))
+    );
+    let log = std::fs::read_to_string(dir.path().join(format!("nqueen-{job}_3.log"))).unwrap_or_default();
+    assert!(log.contains("shard 3/8") && log.contains("attempt 2"), "task 3 was not requeued:\n{log}");
+    let mut part_files: Vec<_> = (0..8).map(|k| parts.join(format!("part-{k}.jsonl"))).collect();
+    part_files.retain(|p| p.exists());
+    assert_eq!(part_files.len(), 8, "parts: {part_files:?}");
+    let merged = output(Command::new(BIN).arg("--merge").args(&part_files));
+    let direct = output(Command::new(BIN).arg(board));
+    assert_eq!(merged, direct);
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("slurm test: {:.1} s\n", started.elapsed().as_secs_f64()));
+}
