@@ -5,6 +5,7 @@
 
 mod count;
 mod merge;
+mod table;
 
 use std::fmt;
 use std::io::{self, Write};
@@ -49,10 +50,12 @@ impl Input {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Counts every case of the inputs: all of it, or one shard with `shard`, resuming from
-    /// and recording into `checkpoint` if given.
-    Count { shard: Option<Shard>, checkpoint: Option<PathBuf> },
+    /// and recording into `checkpoint` if given; with `unique`, its unique solutions too.
+    Count { shard: Option<Shard>, checkpoint: Option<PathBuf>, unique: bool },
     /// Adds up the part files given as inputs; with `status`, only says what is missing.
     Merge { status: bool },
+    /// Prints the table of empty boards `from..=to`, with their unique counts.
+    Table { from: usize, to: usize },
 }
 
 /// Everything a run needs, parsed once from the command line.
@@ -125,8 +128,11 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     let mut outcome = Outcome::default();
     let mut sink = Sink { out, err };
     match &config.mode {
-        Mode::Count { shard, checkpoint } => count::run(config, *shard, checkpoint.as_deref(), solver, ctl, &mut sink, &mut outcome),
+        Mode::Count { shard, checkpoint, unique } => {
+            count::run(config, *shard, *unique, checkpoint.as_deref(), solver, ctl, &mut sink, &mut outcome)
+        }
         Mode::Merge { status } => merge::run(&config.inputs, *status, &mut sink, &mut outcome),
+        Mode::Table { from, to } => table::run(*from, *to, config.stats, config.progress, solver, ctl, &mut sink, &mut outcome),
     }
     outcome.status()
 }

@@ -70,6 +70,16 @@ pub struct Cli {
     #[arg(short, long)]
     quiet: bool,
 
+    /// Also count the solutions distinct under the symmetries the board keeps (for an
+    /// empty board, OEIS A002562): each line becomes "Case k: count (unique u)".
+    #[arg(short, long)]
+    unique: bool,
+
+    /// Print the table of the empty boards n = A..B instead of reading input: n, the
+    /// count, the unique count and the seconds each took (1 <= A <= B <= 32).
+    #[arg(long, value_name = "A..B", value_parser = table, conflicts_with_all = ["files", "shard", "checkpoint", "merge"])]
+    table: Option<(usize, usize)>,
+
     /// Count only shard K (from 0) of M of every case, and print a JSON part record per
     /// case instead of its answer; the M shards of a case add up to its count (see --merge).
     /// Every machine splits a board into the same shards.
@@ -90,6 +100,18 @@ pub struct Cli {
     /// With --merge: only list what each case still lacks (exit status 1 while incomplete).
     #[arg(long, requires = "merge", help_heading = "Counting past one machine")]
     status: bool,
+}
+
+/// Parses "A..B": the board sizes A to B of the table.
+fn table(text: &str) -> Result<(usize, usize), String> {
+    let (a, b) = text.split_once("..").ok_or("expected A..B, board sizes A to B, e.g. 4..16")?;
+    let size =
+        |s: &str| s.trim().parse::<usize>().ok().filter(|n| (1..=32).contains(n)).ok_or(format!("{s:?} is not a board size from 1 to 32"));
+    let (a, b) = (size(a)?, size(b)?);
+    if a > b {
+        return Err(format!("{a} is more than {b}: the table runs from the smaller size to the larger"));
+    }
+    Ok((a, b))
 }
 
 /// Parses "K/M": shard K, from 0, of M.
@@ -134,10 +156,12 @@ impl Cli {
         } else {
             self.files.iter().map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::File(f.clone()) }).collect()
         };
-        let mode = if self.merge {
+        let mode = if let Some((from, to)) = self.table {
+            Mode::Table { from, to }
+        } else if self.merge {
             Mode::Merge { status: self.status }
         } else {
-            Mode::Count { shard: self.shard, checkpoint: self.checkpoint.clone() }
+            Mode::Count { shard: self.shard, checkpoint: self.checkpoint.clone(), unique: self.unique }
         };
         Config {
             inputs,

@@ -34,4 +34,5 @@ pub mod rng;
 pub mod solve;
 pub mod symmetry;
 pub mod tally;
+pub mod unique;
 pub mod work;

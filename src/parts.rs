@@ -62,6 +62,24 @@ pub struct CaseRecord {
     pub nodes: u128,
     pub backend: String,
     pub seconds: f64,
+    /// With `--unique`: what the shard adds to the case's unique count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<UniquePart>,
+}
+
+/// What one shard adds to a case's unique count (see [`crate::unique`]): the board's group
+/// size, and the solutions its symmetries fix (counted by shard 0 alone, 0 in the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniquePart {
+    pub group: usize,
+    pub fixed: u128,
+}
+
+impl From<crate::unique::Fixed> for UniquePart {
+    fn from(f: crate::unique::Fixed) -> UniquePart {
+        UniquePart { group: f.group, fixed: f.solutions }
+    }
 }
 
 /// The end of one input in one shard.
@@ -194,6 +212,7 @@ mod tests {
             nodes: 1,
             backend: "cpu".into(),
             seconds: 0.5,
+            unique: None,
         })
     }
 

@@ -29,9 +29,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts watching `ctl` for case `case`, whose clock starts now; draws only when
-    /// `enabled` (stderr is a terminal and `--quiet` was not given).
-    pub fn start(ctl: Arc<Control>, case: usize, enabled: bool) -> Progress {
+    /// Starts watching `ctl` for the case named `label` ("case 3"), whose clock starts now;
+    /// draws only when `enabled` (stderr is a terminal and `--quiet` was not given).
+    pub fn start(ctl: Arc<Control>, label: String, enabled: bool) -> Progress {
         if !enabled {
             return Progress { stop: None, thread: None };
         }
@@ -44,7 +44,7 @@ impl Progress {
             }
             let mut drawn = false;
             loop {
-                if let Some(line) = ctl.progress().and_then(|p| line(case, started.elapsed(), &p, Instant::now(), terminal_width())) {
+                if let Some(line) = ctl.progress().and_then(|p| line(&label, started.elapsed(), &p, Instant::now(), terminal_width())) {
                     // Back to the start of the line, the line, then erase what is left of it.
                     let _ = write!(std::io::stderr(), "\r{line}\x1b[K");
                     drawn = true;
@@ -71,16 +71,16 @@ impl Drop for Progress {
     }
 }
 
-/// The bar's line for case `case`, `elapsed` since it began, at `now`, fitting in `width`
-/// columns less one (a line that reaches the last column wraps on some terminals); `None`
-/// until the count has begun.
-pub fn line(case: usize, elapsed: Duration, p: &control::Progress, now: Instant, width: usize) -> Option<String> {
+/// The bar's line for the case named `label`, `elapsed` since it began, at `now`, fitting
+/// in `width` columns less one (a line that reaches the last column wraps on some
+/// terminals); `None` until the count has begun.
+pub fn line(label: &str, elapsed: Duration, p: &control::Progress, now: Instant, width: usize) -> Option<String> {
     if p.total == 0 {
         return None;
     }
     let share = (p.done as f64 / p.total as f64).clamp(0.0, 1.0);
     let eta = remaining(p, now).map_or("--:--".to_string(), clock);
-    let head = format!("case {case} {}", clock(elapsed));
+    let head = format!("{label} {}", clock(elapsed));
     let tail = format!("{:3.0}% {} ETA {eta}", share * 100.0, p.stage);
     let room = width.saturating_sub(1).min(MAX_WIDTH);
     // The bar takes what the words leave, between its brackets and two spaces.
@@ -136,29 +136,29 @@ mod tests {
     #[test]
     fn nothing_is_drawn_before_the_count_begins() {
         let (p, now) = at(0, 0, 0);
-        assert_eq!(line(1, Duration::from_secs(2), &p, now, 80), None);
+        assert_eq!(line("case 1", Duration::from_secs(2), &p, now, 80), None);
     }
 
     #[test]
     fn the_time_left_follows_the_estimated_work() {
         let (p, now) = at(250, 1000, 10);
-        let text = line(3, Duration::from_secs(12), &p, now, 80).unwrap();
+        let text = line("case 3", Duration::from_secs(12), &p, now, 80).unwrap();
         assert!(text.starts_with("case 3 0:12 [") && text.ends_with(" 25% gpu ETA 0:30"), "{text}");
         let (p, now) = at(0, 1000, 10);
-        assert!(line(3, Duration::from_secs(12), &p, now, 80).unwrap().ends_with("ETA --:--"));
+        assert!(line("case 3", Duration::from_secs(12), &p, now, 80).unwrap().ends_with("ETA --:--"));
     }
 
     #[test]
     fn the_line_never_reaches_the_terminals_last_column() {
         let (p, now) = at(1, 3, 5_000);
         for width in [1, 20, 30, 45, 60, 80, 81, 200] {
-            let text = line(12345, Duration::from_secs(100_000), &p, now, width).unwrap();
+            let text = line("case 12345", Duration::from_secs(100_000), &p, now, width).unwrap();
             assert!(text.chars().count() < width.max(2), "width {width}: {text:?}");
             assert!(text.chars().count() <= MAX_WIDTH);
         }
         // Wide enough for a bar, and for the words alone without one.
-        assert!(line(1, Duration::ZERO, &p, now, 80).unwrap().contains('['));
-        assert!(!line(1, Duration::ZERO, &p, now, 40).unwrap().contains('['));
+        assert!(line("case 1", Duration::ZERO, &p, now, 80).unwrap().contains('['));
+        assert!(!line("case 1", Duration::ZERO, &p, now, 40).unwrap().contains('['));
     }
 
     #[test]

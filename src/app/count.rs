@@ -12,17 +12,21 @@ use crate::board::Board;
 use crate::checkpoint::{Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
 use crate::parse::Parser;
-use crate::parts::{CaseRecord, EndRecord, Kind, Record, FORMAT};
+use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
 use crate::solve::{BackendChoice, Part, Report, SolveError, Solver};
+use crate::symmetry::invariant_group;
 use crate::tally::Tally;
+use crate::unique;
 use crate::work::{self, Shard, Unit};
 
 /// Counts every case of `config`'s inputs (see the module doc), noting what fails in
 /// `outcome`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run<O: Write, E: Write>(
     config: &Config,
     shard: Option<Shard>,
+    unique: bool,
     checkpoint: Option<&Path>,
     solver: &mut Solver,
     ctl: &Arc<Control>,
@@ -42,7 +46,7 @@ pub(super) fn run<O: Write, E: Write>(
             return;
         }
     };
-    let mut counter = Counter { config, shard, checkpoint, solver, ctl };
+    let mut counter = Counter { config, shard, unique, checkpoint, solver, ctl };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn BufRead> = match input {
             Input::Stdin => Box::new(io::stdin().lock()),
@@ -77,6 +81,8 @@ pub(super) fn run<O: Write, E: Write>(
 struct Counter<'a> {
     config: &'a Config,
     shard: Option<Shard>,
+    /// Whether to count unique solutions too.
+    unique: bool,
     checkpoint: Option<Checkpoint>,
     solver: &'a mut Solver,
     ctl: &'a Arc<Control>,
@@ -119,56 +125,25 @@ impl Counter<'_> {
             };
             cases += 1;
             let counted = {
-                let _bar = Progress::start(Arc::clone(self.ctl), cases, self.config.progress);
+                let _bar = Progress::start(Arc::clone(self.ctl), format!("case {cases}"), self.config.progress);
                 self.case(index, cases, &board)
             };
-            let Counted { tally, plan, report } = match counted {
+            let counted = match counted {
                 Ok(counted) => counted,
-                Err(CaseError::Solve(SolveError::Interrupted)) => {
-                    return Err(Stop::Failed(Failure::Signal(self.ctl.signal().unwrap_or(2))))
-                }
-                Err(CaseError::Solve(SolveError::Gpu(e))) => {
-                    sink.say(format_args!("--backend gpu: {name}: case {cases}: {e}"));
-                    return Err(Stop::Failed(Failure::Gpu));
-                }
-                Err(CaseError::Solve(e @ SolveError::Record(_))) => {
-                    sink.say(format_args!("{name}: case {cases}: {e}"));
-                    return Err(Stop::Failed(Failure::Output));
-                }
-                Err(CaseError::Checkpoint(e)) => {
-                    sink.say(format_args!("{name}: case {cases}: {e}"));
+                Err(e) => return Err(self.failed(e, &name, cases, sink)),
+            };
+            for warning in counted.report.iter().flat_map(|r| &r.warnings) {
+                sink.say(format_args!("warning: {warning}"));
+            }
+            let line = match self.answer(index, &name, cases, &board, &counted) {
+                Ok(line) => line,
+                Err(problem) => {
+                    sink.say(format_args!("{name}: case {cases}: {problem}"));
                     return Err(Stop::Failed(Failure::BadInput));
                 }
             };
-            for warning in report.iter().flat_map(|r| &r.warnings) {
-                sink.say(format_args!("warning: {warning}"));
-            }
-            let line = match self.shard {
-                Some(shard) => {
-                    let (backend, seconds) =
-                        report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.clone(), r.elapsed.as_secs_f64()));
-                    let record = CaseRecord {
-                        record: Kind::Case,
-                        format: FORMAT,
-                        nqueen: env!("CARGO_PKG_VERSION").to_string(),
-                        input: index,
-                        file: name.clone(),
-                        case: cases,
-                        n: board.n(),
-                        board: work::sha256(board.to_text().as_bytes()),
-                        plan: plan.clone(),
-                        shard: shard.index,
-                        shards: shard.count,
-                        count: tally.solutions,
-                        nodes: tally.nodes,
-                        backend,
-                        seconds,
-                    };
-                    Record::Case(record).to_line()
-                }
-                None => format!("Case {cases}: {}", tally.solutions),
-            };
-            sink.line(line.trim_end())?;
+            sink.line(&line)?;
+            let Counted { tally, plan, report } = counted;
             if let Some(c) = &self.checkpoint {
                 let done =
                     c.case(index, cases, &work::sha256(board.to_text().as_bytes()), &plan, self.shard.unwrap_or(Shard::WHOLE), tally);
@@ -185,6 +160,62 @@ impl Counter<'_> {
         }
         self.end(index, input, cases, None, sink)?;
         Ok(true)
+    }
+
+    /// The line that answers case `case` of input `index` (named `name`), `board`, counted
+    /// as `counted`: its answer, or with `--shard` its part record; with `--unique`, with
+    /// what that needs. An error if the unique count fails its check.
+    fn answer(&self, index: usize, name: &str, case: usize, board: &Board, counted: &Counted) -> Result<String, String> {
+        // Counted by shard 0 alone, so that a merge adds them once.
+        let fixed = (self.unique && self.shard.is_none_or(|s| s.index == 0)).then(|| unique::fixed(board));
+        let Some(shard) = self.shard else {
+            let total = counted.tally.solutions;
+            return match fixed {
+                None => Ok(format!("Case {case}: {total}")),
+                Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")).ok_or_else(unique::mismatch),
+            };
+        };
+        let (backend, seconds) =
+            counted.report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.clone(), r.elapsed.as_secs_f64()));
+        let record = CaseRecord {
+            record: Kind::Case,
+            format: FORMAT,
+            nqueen: env!("CARGO_PKG_VERSION").to_string(),
+            input: index,
+            file: name.to_string(),
+            case,
+            n: board.n(),
+            board: work::sha256(board.to_text().as_bytes()),
+            plan: counted.plan.clone(),
+            shard: shard.index,
+            shards: shard.count,
+            count: counted.tally.solutions,
+            nodes: counted.tally.nodes,
+            backend,
+            seconds,
+            unique: self.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
+        };
+        Ok(Record::Case(record).to_line().trim_end().to_string())
+    }
+
+    /// Reports why case `case` of input `name` was not counted; how the run stops.
+    fn failed<O: Write, E: Write>(&self, e: CaseError, name: &str, case: usize, sink: &mut Sink<'_, O, E>) -> Stop {
+        let failure = match e {
+            CaseError::Solve(SolveError::Interrupted) => return Stop::Failed(Failure::Signal(self.ctl.signal().unwrap_or(2))),
+            CaseError::Solve(SolveError::Gpu(e)) => {
+                sink.say(format_args!("--backend gpu: {name}: case {case}: {e}"));
+                return Stop::Failed(Failure::Gpu);
+            }
+            CaseError::Solve(e @ SolveError::Record(_)) => {
+                sink.say(format_args!("{name}: case {case}: {e}"));
+                Failure::Output
+            }
+            CaseError::Checkpoint(e) => {
+                sink.say(format_args!("{name}: case {case}: {e}"));
+                Failure::BadInput
+            }
+        };
+        Stop::Failed(failure)
     }
 
     /// Counts case `case` of input `index` (all of it, or its shard), skipping what the

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Located, Record};
+use crate::unique::Fixed;
 
 /// What a merge found.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -129,7 +130,7 @@ fn merge_input(input: &Input<'_>, shards: usize, answers: &mut Vec<String>) -> R
                 listed(&missing)
             ));
         }
-        let mut total: u128 = 0;
+        let (mut total, mut fixed) = (0u128, 0u128);
         let first = match &records[0].record {
             Record::Case(c) => c,
             Record::End(_) => unreachable!("only case records are grouped by case"),
@@ -140,9 +141,22 @@ fn merge_input(input: &Input<'_>, shards: usize, answers: &mut Vec<String>) -> R
                 let what = if c.board != first.board { "another board" } else { "another plan or split" };
                 return Err(format!("{}: case {case}: {} was counted from {what} than {}", input.file, r.place(), records[0].place()));
             }
+            if c.unique.map(|u| u.group) != first.unique.map(|u| u.group) {
+                return Err(format!("{}: case {case}: {} and {} disagree on --unique", input.file, r.place(), records[0].place()));
+            }
             total += c.count;
+            fixed += c.unique.map_or(0, |u| u.fixed);
         }
-        answers.push(format!("Case {case}: {total}"));
+        let answer = match first.unique {
+            None => format!("Case {case}: {total}"),
+            Some(u) => {
+                let unique = Fixed { group: u.group, solutions: fixed }
+                    .unique(total)
+                    .ok_or_else(|| format!("{}: case {case}: {}", input.file, crate::unique::mismatch()))?;
+                format!("Case {case}: {total} (unique {unique})")
+            }
+        };
+        answers.push(answer);
     }
     let (missing_ends, twice) = coverage(&input.ends, shards);
     if let Some((shard, first, second)) = twice {

@@ -11,9 +11,10 @@ use nqueen::plan::Plan;
 use nqueen::prefix;
 pub use nqueen::rng::Rng;
 use nqueen::solve::{BackendChoice, Options, Solver};
+use nqueen::symmetry::Sym;
 
 /// An OEIS sequence from its file under fixtures/oeis (one `n a(n)` line per n, from 1).
-fn oeis(text: &str) -> Vec<u64> {
+pub fn oeis(text: &str) -> Vec<u64> {
     let values = text.lines().filter(|l| !l.starts_with('#')).map(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()));
     values.collect::<Option<Vec<u64>>>().expect("an OEIS file of `n a(n)` lines")
 }
@@ -91,4 +92,20 @@ pub fn count_plan(plan: &Plan, min_prefixes: usize) -> u64 {
 /// A board of side `n` whose cells are obstacles with probability `density`.
 pub fn random_board(rng: &mut Rng, n: usize, density: f64) -> Board {
     Board::from_fn(n, |_, _| !rng.chance(density)).expect("n within range")
+}
+
+/// A random board whose obstacle set is a union of orbits under `group`.
+pub fn symmetric_board(rng: &mut Rng, n: usize, group: &[Sym], density: f64) -> Board {
+    let mut free = vec![vec![true; n]; n];
+    for r in 0..n {
+        for c in 0..n {
+            if rng.chance(density) {
+                for g in group {
+                    let (r2, c2) = g.apply(n, r, c);
+                    free[r2][c2] = false;
+                }
+            }
+        }
+    }
+    Board::from_fn(n, |r, c| free[r][c]).unwrap()
 }

@@ -13,3 +13,4 @@ mod robust;
 mod shards;
 mod slurm;
 mod symmetry;
+mod unique;

@@ -1,7 +1,7 @@
 //! Counting with symmetry gives the oracle's count on boards symmetric under each of the
 //! ten subgroups of the square's symmetries, and on near misses.
 
-use crate::common::{a000170, count_cpu, count_plan, oracle, Rng};
+use crate::common::{a000170, count_cpu, count_plan, oracle, symmetric_board, Rng};
 use nqueen::board::Board;
 use nqueen::plan::Plan;
 use nqueen::symmetry::{frame_split, invariant_group, Sym};
@@ -21,22 +21,6 @@ fn subgroups() -> Vec<(&'static str, Vec<Sym>)> {
         ("both diagonal mirrors", vec![Identity, Transpose, AntiTranspose, Rot180]),
         ("all eight (D4)", Sym::ALL.to_vec()),
     ]
-}
-
-/// A random board whose obstacle set is a union of orbits under `group`.
-fn symmetric_board(rng: &mut Rng, n: usize, group: &[Sym], density: f64) -> Board {
-    let mut free = vec![vec![true; n]; n];
-    for r in 0..n {
-        for c in 0..n {
-            if rng.chance(density) {
-                for g in group {
-                    let (r2, c2) = g.apply(n, r, c);
-                    free[r2][c2] = false;
-                }
-            }
-        }
-    }
-    Board::from_fn(n, |r, c| free[r][c]).unwrap()
 }
 
 #[test]

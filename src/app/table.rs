@@ -1,0 +1,65 @@
+//! `--table A..B`: the empty boards n = A..B, one aligned line each with the count, the
+//! unique count and the seconds they took, as the CUDA programs nqueen grew from print.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{Failure, Outcome, Sink};
+use crate::board::Board;
+use crate::control::Control;
+use crate::progress::Progress;
+use crate::solve::{SolveError, Solver};
+use crate::unique;
+
+/// The widths of the table's columns: n, total, unique, seconds.
+const WIDTHS: [usize; 4] = [2, 20, 20, 10];
+
+/// Prints the table of empty boards `from..=to` (see the module doc), noting what fails
+/// in `outcome`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run<O: Write, E: Write>(
+    from: usize,
+    to: usize,
+    stats: bool,
+    progress: bool,
+    solver: &mut Solver,
+    ctl: &Arc<Control>,
+    sink: &mut Sink<'_, O, E>,
+    outcome: &mut Outcome,
+) {
+    let [wn, wt, wu, ws] = WIDTHS;
+    if let Err(stop) = sink.line(&format!("{:>wn$} {:>wt$} {:>wu$} {:>ws$}", "n", "total", "unique", "seconds")) {
+        return outcome.stopped(stop);
+    }
+    for n in from..=to {
+        let board = Board::empty(n).expect("the table's sizes are checked on the command line");
+        let started = Instant::now();
+        let report = {
+            let _bar = Progress::start(Arc::clone(ctl), format!("n={n}"), progress);
+            solver.solve(&board, ctl)
+        };
+        let report = match report {
+            Ok(r) => r,
+            Err(SolveError::Interrupted) => return outcome.note(Failure::Signal(ctl.signal().unwrap_or(2))),
+            Err(e) => {
+                sink.say(format_args!("n={n}: {e}"));
+                return outcome.note(if matches!(e, SolveError::Gpu(_)) { Failure::Gpu } else { Failure::Output });
+            }
+        };
+        let Some(unique) = unique::fixed(&board).unique(report.count) else {
+            sink.say(format_args!("n={n}: {}", unique::mismatch()));
+            return outcome.note(Failure::BadInput);
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        for warning in &report.warnings {
+            sink.say(format_args!("warning: {warning}"));
+        }
+        if let Err(stop) = sink.line(&format!("{n:>wn$} {:>wt$} {unique:>wu$} {seconds:>ws$.3}", report.count)) {
+            return outcome.stopped(stop);
+        }
+        if stats {
+            sink.say(format_args!("n={n}: {report}"));
+        }
+    }
+}
