@@ -88,7 +88,7 @@ impl Search {
     /// The fastest search this CPU can run on prefixes at row `depth` of `plan`.
     fn new(plan: &Plan, depth: usize) -> Search {
         #[cfg(target_arch = "x86_64")]
-        if let Some(lanes) = lanes::Isa::available().first().and_then(|&isa| lanes::Lanes::new(isa, plan, depth)) {
+        if let Some(lanes) = lanes::Isa::chosen().and_then(|isa| lanes::Lanes::new(isa, plan, depth)) {
             return Search::Lanes(lanes);
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -2,7 +2,9 @@
 # The whole GPU check in one go, for one call on a GPU machine (no Rust needed there):
 #   1. the GPU backend on every fixture, long ones included, against the expected output;
 #   2. the GPU against the CPU on a few hundred random boards (n 4..16, 0..40% obstacles),
-#      with and without symmetry;
+#      with and without symmetry; the GPU's table of empty boards 4..19 (totals and unique
+#      counts) against OEIS; shards of the random boards on the GPU merged against the CPU;
+#      a checkpointed GPU run of empty 20x20 killed twice and resumed;
 #   3. compute-sanitizer memcheck and racecheck over the GPU backend on small fixtures;
 #   4. timings (process wall clock, compiled module cached, median of 3) of the benchmark
 #      boards on the GPU and with the default backend, and (one run each) of the stress
@@ -56,6 +58,43 @@ for input in "$work/random.in" "$work/random_big.in"; do
         fi
     done
 done
+
+log "== 2b. unique counts, shards and checkpoints on the GPU"
+"$BIN" --backend gpu --table 4..19 > "$work/table.out" 2>> "$OUT/check.log"
+if python3 - "$work/table.out" << 'PY'
+import sys
+oeis = lambda name: {int(l.split()[0]): int(l.split()[1]) for l in open(f"fixtures/oeis/{name}.txt") if not l.startswith("#")}
+total, unique = oeis("A000170"), oeis("A002562")
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+bad = [r for r in rows if (int(r[1]), int(r[2])) != (total[int(r[0])], unique[int(r[0])])]
+sys.exit(1 if bad or len(rows) != 16 else 0)
+PY
+then
+    log "ok   --table 4..19 on the GPU matches A000170 and A002562"
+else
+    fail "--table 4..19 on the GPU"
+    cat "$work/table.out" | tee -a "$OUT/check.log"
+fi
+"$BIN" --backend cpu "$work/random_big.in" > "$work/cpu.out"
+for k in 0 1 2 3; do "$BIN" --backend gpu --shard "$k/4" "$work/random_big.in" > "$work/part-$k.jsonl" 2>> "$OUT/check.log"; done
+if "$BIN" --merge "$work"/part-*.jsonl > "$work/merged.out" && diff -q "$work/cpu.out" "$work/merged.out" > /dev/null; then
+    log "ok   4 GPU shards of random_big.in merge into the CPU's answers"
+else
+    fail "GPU shards of random_big.in"
+fi
+ckpt="$work/e20.ckpt"
+for wait in 0.8 0.5; do
+    "$BIN" --backend gpu --checkpoint "$ckpt" fixtures/bench/empty_20.in > /dev/null 2>&1 &
+    sleep "$wait"
+    kill -9 $! 2> /dev/null
+    wait $! 2> /dev/null
+done
+log "checkpoint after two kills: $(grep -c '"unit"' "$ckpt") units"
+if "$BIN" --backend gpu --checkpoint "$ckpt" --stats fixtures/bench/empty_20.in > "$work/e20.out" 2>> "$OUT/check.log" && [ "$(cat "$work/e20.out")" = "Case 1: 39029188884" ]; then
+    log "ok   a GPU run killed twice resumes to the right count"
+else
+    fail "the resumed GPU run of empty_20"
+fi
 
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
     log "== 3. compute-sanitizer"
