@@ -25,26 +25,29 @@ pub use count::{GpuTally, Units, BATCH_CAP};
 pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
-/// The most prefixes the GPU path aims for: short subtrees balance better, until fetching
-/// prefixes costs more than it saves.
-pub const GPU_TARGET: usize = 8 << 20;
+/// The most prefixes the GPU path aims for: the host counts each root's prefixes before the
+/// GPU makes them, which takes a second at about this many.
+pub const GPU_TARGET: usize = 1 << 30;
 /// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
 /// with one.
 pub const GPU_MIN_TARGET: usize = 256 << 10;
-/// Search nodes per prefix (at most, as the first level with enough prefixes is used) that
-/// balance well.
-const NODES_PER_PREFIX: f64 = 20_000.0;
-
-/// Trees from this many estimated nodes get prefixes half as large: the kernel balances
-/// them better, while smaller trees lose more to making twice the prefixes than their
-/// kernels gain.
-const FINE_TREE_NODES: f64 = 5e10;
+/// Search nodes per prefix (at most, as the first level with enough prefixes is used) on
+/// small trees, where making prefixes is a large part of the count.
+const NODES_PER_PREFIX_SMALL: f64 = 20_000.0;
+/// The same on large trees, where a batch's last prefixes, on a few threads while the
+/// others idle, cost more than making more and smaller prefixes.
+const NODES_PER_PREFIX_LARGE: f64 = 10_000.0;
+/// The trees between which the nodes per prefix go from the first to the second, evenly
+/// on a log scale, so that no board size falls between two rules.
+const SMALL_TREE: f64 = 5e10;
+const LARGE_TREE: f64 = 8e11;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
-/// boards get fewer than [`GPU_TARGET`]: making millions of prefixes for a board that
-/// counts in 0.1 s takes longer than the counting.
+/// boards get fewer: making millions of prefixes for a board that counts in 0.1 s takes
+/// longer than the counting.
 pub fn prefix_target(estimated_nodes: f64) -> usize {
-    let per_prefix = if estimated_nodes >= FINE_TREE_NODES { NODES_PER_PREFIX / 2.0 } else { NODES_PER_PREFIX };
+    let along = ((estimated_nodes.max(1.0) / SMALL_TREE).ln() / (LARGE_TREE / SMALL_TREE).ln()).clamp(0.0, 1.0);
+    let per_prefix = NODES_PER_PREFIX_SMALL * (NODES_PER_PREFIX_LARGE / NODES_PER_PREFIX_SMALL).powf(along);
     ((estimated_nodes / per_prefix) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
 }
 
@@ -224,11 +227,17 @@ mod tests {
     #[test]
     fn small_trees_get_fewer_prefixes_within_bounds() {
         assert_eq!(prefix_target(0.0), GPU_MIN_TARGET);
-        assert_eq!(prefix_target(1e15), GPU_TARGET);
+        assert_eq!(prefix_target(1e20), GPU_TARGET);
         assert!(prefix_target(1e10) > GPU_MIN_TARGET && prefix_target(1e10) < GPU_TARGET);
-        // Large trees get finer pieces.
+        // Large trees get finer pieces, and the pieces shrink smoothly with the tree.
         assert_eq!(prefix_target(4e10), 2_000_000);
-        assert_eq!(prefix_target(8e10), 8_000_000);
+        assert_eq!(prefix_target(4e12), 400_000_000);
+        let sizes: Vec<f64> = (0..80).map(|i| 1e9 * 1.2f64.powi(i)).collect();
+        assert!(sizes.windows(2).all(|w| prefix_target(w[1]) >= prefix_target(w[0])));
+        assert!(sizes
+            .iter()
+            .all(|&e| e / prefix_target(e) as f64 <= NODES_PER_PREFIX_SMALL * 1.001
+                || [GPU_MIN_TARGET, GPU_TARGET].contains(&prefix_target(e))));
     }
 
     #[test]

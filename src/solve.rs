@@ -6,8 +6,10 @@ mod auto;
 mod opener;
 mod report;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use crate::board::Board;
@@ -56,9 +58,9 @@ pub struct Options {
 /// blocks were not estimated (about 1 ms).
 const ESTIMATE_DIVES: u32 = 4096;
 /// Planned trees from which a case's blocks are estimated even when no shard or
-/// checkpoint needs it, for the progress bar: such a case may run for seconds, and the
-/// estimate costs milliseconds.
-const ESTIMATED_WORK_NODES: f64 = 1e10;
+/// checkpoint needs it, for the progress bar: such a case may run for many seconds, and
+/// the estimate costs milliseconds.
+const ESTIMATED_WORK_NODES: f64 = 1e11;
 /// Seconds of counting a unit of a checkpointed run aims at: a kill loses about this much.
 const UNIT_SECONDS: f64 = 2.0;
 /// Search nodes per second per CPU thread that units are sized by (the scalar search's
@@ -105,16 +107,39 @@ pub struct Case {
     pub blocks: Blocks,
     /// Whether `blocks` holds estimated search nodes (else one unit of work a prefix).
     pub estimated: bool,
-    /// What the case was counted from (see [`work::fingerprint`]).
-    pub fingerprint: String,
+    /// Each prefix's estimated work, where `blocks` holds estimates; else empty.
+    work: Vec<f64>,
+    shards: usize,
     started: Instant,
     plan_time: Duration,
 }
 
 impl Case {
-    /// Each prefix's estimated work.
-    pub fn work(&self) -> Vec<f64> {
-        self.blocks.per_prefix()
+    /// Each prefix's estimated work; empty where nothing was estimated (one unit each).
+    pub fn work(&self) -> &[f64] {
+        &self.work
+    }
+
+    /// What the case is counted from (see [`work::fingerprint`]).
+    pub fn fingerprint(&self) -> String {
+        work::fingerprint(&self.plan, &self.base, Shard { index: 0, count: self.shards })
+    }
+
+    /// The prefixes in `ranges`, in order: borrowed when they are all of them.
+    fn prefixes(&self, ranges: &[Range<usize>]) -> Cow<'_, Prefixes> {
+        if matches!(ranges, [whole] if *whole == (0..self.base.items.len())) {
+            return Cow::Borrowed(&self.base);
+        }
+        Cow::Owned(Prefixes {
+            depth: self.base.depth,
+            items: ranges.iter().flat_map(|r| self.base.items[r.clone()].iter().copied()).collect(),
+        })
+    }
+
+    /// The estimated work of the prefixes in `ranges`, in order (empty where nothing was
+    /// estimated).
+    fn work_of(&self, ranges: &[Range<usize>]) -> Vec<f64> {
+        ranges.iter().flat_map(|r| self.work.get(r.clone()).unwrap_or_default().iter().copied()).collect()
     }
 }
 
@@ -199,23 +224,19 @@ impl Solver {
         };
         let estimated = shards > 1 || estimate || plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
         let blocks = if estimated { Blocks::estimated(&plan, &base, shards) } else { Blocks::uniform(&base) };
-        let fingerprint = work::fingerprint(&plan, &base, Shard { index: 0, count: shards });
-        Case { plan, base, blocks, estimated, fingerprint, started, plan_time: started.elapsed() }
+        let work = if estimated { blocks.per_prefix() } else { Vec::new() };
+        Case { plan, base, blocks, estimated, work, shards, started, plan_time: started.elapsed() }
     }
 
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
     /// the options and the board call for.
     pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ctl: &Control) -> Result<Report, SolveError> {
         let (plan, base) = (&case.plan, &case.base);
-        let roots = Prefixes {
-            depth: base.depth,
-            items: part.selection.ranges.iter().flat_map(|r| base.items[r.clone()].iter().copied()).collect(),
-        };
-        let all_work = case.work();
-        let work: Vec<f64> = part.selection.ranges.iter().flat_map(|r| all_work[r.clone()].iter().copied()).collect();
+        let roots = case.prefixes(&part.selection.ranges);
+        let work = case.work_of(&part.selection.ranges);
         let units = |rate| {
             let budget = if part.record.is_some() && case.estimated { UNIT_SECONDS * rate } else { f64::INFINITY };
-            part.selection.units(&all_work, budget)
+            part.selection.units(case.work(), budget)
         };
         let mut report = Report::new(board, plan, &roots);
         report.plan_time = case.plan_time;
@@ -236,7 +257,7 @@ impl Solver {
         if result.is_none() {
             let threads = rayon::current_num_threads() as f64;
             let rate = SCALAR_NODES_PER_SECOND * cpu::speedup_over_scalar(plan, base.depth) * threads;
-            self.count_on_cpu(case, part, &all_work, units(rate), ctl, &mut report)?;
+            self.count_on_cpu(case, part, units(rate), ctl, &mut report)?;
         }
         report.count += part.counted_before.solutions;
         report.nodes += part.counted_before.nodes;
@@ -246,26 +267,20 @@ impl Solver {
         Ok(report)
     }
 
-    /// Counts `part` of `case` on the CPU, one of `units` at a time (`all_work`: each of the
-    /// case's prefixes' estimated work).
+    /// Counts `part` of `case` on the CPU, one of `units` at a time.
     fn count_on_cpu(
         &mut self,
         case: &Case,
         part: &Part<'_>,
-        all_work: &[f64],
         units: Vec<Unit>,
         ctl: &Control,
         report: &mut Report,
     ) -> Result<(), SolveError> {
         let (plan, base) = (&case.plan, &case.base);
         let threads = rayon::current_num_threads();
-        let total: f64 = units.iter().map(|u| u.ranges.iter().flat_map(|r| &all_work[r.clone()]).sum::<f64>()).sum();
-        ctl.begin(part.work_before, part.work_before + total, "cpu");
+        ctl.begin(part.work_before, part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
         for unit in &units {
-            let items =
-                Prefixes { depth: base.depth, items: unit.ranges.iter().flat_map(|r| base.items[r.clone()].iter().copied()).collect() };
-            let unit_work: Vec<f64> = unit.ranges.iter().flat_map(|r| all_work[r.clone()].iter().copied()).collect();
-            let tally = cpu::count(plan, &items, &unit_work, self.options.schedule, ctl)?;
+            let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), self.options.schedule, ctl)?;
             report.count += tally.solutions;
             report.nodes += tally.nodes;
             if let Some(record) = part.record {
@@ -344,6 +359,7 @@ impl Solver {
         let started = Instant::now();
         let plan = &case.plan;
         let estimated_nodes = if case.estimated { work.iter().sum() } else { roots.estimated_nodes(plan, ESTIMATE_DIVES) };
+        let all_work = work.iter().sum::<f64>().max(roots.items.len() as f64);
         let target = self.options.gpu_prefixes.unwrap_or_else(|| gpu::prefix_target(estimated_nodes));
         let deeper = prefix::deeper(plan, roots, target);
         report.prefix_time = started.elapsed();
@@ -356,7 +372,7 @@ impl Solver {
         let record = |i: usize, tally: Tally| part.record.map_or(Ok(()), |record| record(&units[i], tally));
         let gpu = self.gpu()?;
         report.gpu_wait = started.elapsed() - report.prefix_time;
-        ctl.begin(part.work_before, part.work_before + work.iter().sum::<f64>(), "gpu");
+        ctl.begin(part.work_before, part.work_before + all_work, "gpu");
         let t = gpu.count(plan, roots, &deeper, &Units { ranges: &ranges, work, done: &record }, estimated_nodes, ctl)?;
         report.count = t.tally.solutions;
         report.nodes = t.tally.nodes;
@@ -395,9 +411,8 @@ mod tests {
         let failing = std::thread::spawn(|| Err(GpuError::NoDevice("none here".into())));
         solver.gpu = Opener::Opening(failing, Instant::now());
         let mut report = Report::new(&board, &case.plan, &case.base);
-        let work = case.work();
-        let units = part.selection.units(&work, f64::INFINITY);
-        assert!(!solver.count_on_gpu(&case, &part, &case.base, &work, units, &Control::default(), &mut report).unwrap());
+        let units = part.selection.units(case.work(), f64::INFINITY);
+        assert!(!solver.count_on_gpu(&case, &part, &case.base, case.work(), units, &Control::default(), &mut report).unwrap());
         assert!(matches!(solver.gpu, Opener::Unusable(GpuError::NoDevice(_))));
         assert!(report.kernel_time.is_none() && report.warnings.is_empty());
     }

@@ -169,21 +169,27 @@ impl Selection {
     }
 
     /// Its prefixes cut, in order, into units of at most `budget` estimated work each (as
-    /// `work` gives it per prefix), or a single prefix where one alone has more.
+    /// `work` gives it per prefix, or one each where `work` is empty), or a single prefix
+    /// where one alone has more.
     pub fn units(&self, work: &[f64], budget: f64) -> Vec<Unit> {
+        if budget == f64::INFINITY {
+            let estimate = if work.is_empty() { self.len() as f64 } else { self.ranges.iter().flat_map(|r| &work[r.clone()]).sum() };
+            return vec![Unit { ranges: self.ranges.clone(), estimate }];
+        }
+        let work_of = |i: usize| work.get(i).copied().unwrap_or(1.0);
         let mut units = Vec::new();
         let mut current = Unit::default();
         for r in &self.ranges {
             let mut start = r.start;
             for i in r.clone() {
-                if current.estimate + work[i] > budget && (!current.is_empty() || i > start) {
+                if current.estimate + work_of(i) > budget && (!current.is_empty() || i > start) {
                     if i > start {
                         current.ranges.push(start..i);
                     }
                     units.push(std::mem::take(&mut current));
                     start = i;
                 }
-                current.estimate += work[i];
+                current.estimate += work_of(i);
             }
             current.ranges.push(start..r.end);
         }

@@ -240,27 +240,23 @@ impl Counter<'_> {
             return Ok(Counted { tally, plan, report: None });
         }
         let prepared = self.solver.prepare(board, shard.count, self.checkpoint.is_some());
+        let fingerprint = prepared.fingerprint();
         let selection = prepared.blocks.of_shard(shard);
         let (done, counted_before) = match resume {
             Resume::Partial { plan, ranges, tally } => {
                 let c = self.checkpoint.as_ref().expect("a partial case comes from a checkpoint");
-                c.check_partial(&plan, &prepared.fingerprint, &ranges, &selection).map_err(CaseError::Checkpoint)?;
+                c.check_partial(&plan, &fingerprint, &ranges, &selection).map_err(CaseError::Checkpoint)?;
                 (ranges, tally)
             }
             Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default()),
         };
-        let all_work = prepared.work();
-        let work_before = done.iter().flat_map(|r| &all_work[r.clone()]).sum();
+        let work_before = done.iter().map(|r| prepared.work().get(r.clone()).map_or(r.len() as f64, |w| w.iter().sum())).sum();
         let checkpoint = self.checkpoint.as_ref();
-        let fingerprint = &prepared.fingerprint;
+        let fingerprint = &fingerprint;
         let record = |unit: &Unit, tally: Tally| checkpoint.map_or(Ok(()), |c| c.unit(index, case, &hash, fingerprint, shard, unit, tally));
         let part = Part { selection: selection.without(&done), counted_before, work_before, record: Some(&record) };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
-        Ok(Counted {
-            tally: Tally { solutions: report.count, nodes: report.nodes },
-            plan: prepared.fingerprint.clone(),
-            report: Some(report),
-        })
+        Ok(Counted { tally: Tally { solutions: report.count, nodes: report.nodes }, plan: fingerprint.clone(), report: Some(report) })
     }
 
     /// With `--shard`, writes the end record of input `index`, which held `cases` cases up

@@ -50,7 +50,7 @@ pub struct GpuTally {
 pub struct Units<'a> {
     /// Consecutive ranges of the roots, covering them all, in order.
     pub ranges: &'a [Range<usize>],
-    /// Each root's share of the estimated work, for the progress bar.
+    /// Each root's share of the estimated work, for the progress bar (empty: one each).
     pub work: &'a [f64],
     /// Called, from any thread, with each unit's index and tally once it is counted.
     pub done: &'a (dyn Fn(usize, Tally) -> io::Result<()> + Sync),
@@ -218,7 +218,7 @@ impl Device {
             let counted = Tally { solutions: u128::from(t[0]), nodes: u128::from(t[1]) };
             tally += counted;
             prefixes += u64::from(count);
-            ctl.advance(work.on_units.work[roots].iter().sum());
+            ctl.advance(work.on_units.work.get(roots.clone()).map_or(roots.len() as f64, |w| w.iter().sum()));
             work.finished(batch.unit, counted)?;
         }
         if s.clone_dtoh(&*mismatches).map_err(driver_err)?[0] != 0 {
