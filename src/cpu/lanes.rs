@@ -5,14 +5,17 @@
 //! cell left is a coin toss at every node. Here each lane's step is computed branch-free
 //! and blended in (place a queen, go down, or back up), so the only branches left are the
 //! rare ones where a lane finishes its prefix. Same search, same pruning and the same
-//! closed form for the last two rows as [`crate::cpu`]; only the schedule differs, and
-//! the due columns where [`Lanes::uses_due`] says the lanes leave them out.
+//! closed form for the last two rows as [`crate::cpu`]; only the schedule differs, and the
+//! due columns, which the lanes look at on plans of one board only (see [`honours_due`]).
 //!
-//! Two widths: sixteen lanes with AVX-512 (`avx512.rs`, where the CPU has it and the board
-//! suits it), else eight with AVX2 (`avx2.rs`).
+//! One design (`search.rs`), two widths: sixteen lanes with AVX-512 (`avx512.rs`, with
+//! VPOPCNTDQ and CD), else eight with AVX2 (`avx2.rs`), each giving the few operations the
+//! search needs ([`Simd`]). Both keep a lane's stack in registers, so they take boards
+//! whose stack fits (see [`suits`]); others get the scalar search.
 
 mod avx2;
 mod avx512;
+mod search;
 
 use std::iter::Peekable;
 
@@ -22,32 +25,23 @@ use crate::plan::Plan;
 use crate::prefix::Prefix;
 use crate::tally::Tally;
 
-/// Every board of a plan, rows end to end (board `b`'s row `r` at `b * n + r`), as the
-/// AVX2 lanes gather them by index.
-pub struct Flat {
-    rows: Vec<u32>,
-    due: Vec<u32>,
-}
+/// The environment variable that narrows the CPU's search, for testing and timing each one
+/// on a machine that has a wider: `avx2` (at most eight lanes) or `scalar` (no lanes).
+pub const SEARCH_VARIABLE: &str = "NQUEEN_CPU_SEARCH";
 
-impl Flat {
-    /// The plan's row masks and due columns, flattened.
-    pub fn new(plan: &Plan) -> Flat {
-        Flat { rows: plan.boards.concat(), due: plan.due.concat() }
-    }
-}
+/// The most lanes of any width.
+const MAX_LANES: usize = 16;
+/// Queen columns per stack word: six of five bits (bits 30 and 31 hold leftovers).
+const PER_WORD: usize = 6;
 
 /// An instruction set the lanes can run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Isa {
     /// Eight 32-bit lanes.
     Avx2,
-    /// Sixteen 32-bit lanes, with a native population count.
+    /// Sixteen 32-bit lanes, with a native population and leading-zero count.
     Avx512,
 }
-
-/// The environment variable that narrows the CPU's search, for testing and timing each one
-/// on a machine that has a wider: `avx2` (at most eight lanes) or `scalar` (no lanes).
-pub const SEARCH_VARIABLE: &str = "NQUEEN_CPU_SEARCH";
 
 impl Isa {
     /// Every instruction set this CPU supports, widest first.
@@ -56,7 +50,7 @@ impl Isa {
         if avx512::supported() {
             found.push(Isa::Avx512);
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if avx2::supported() {
             found.push(Isa::Avx2);
         }
         found
@@ -77,48 +71,137 @@ impl Isa {
     }
 }
 
-/// The lanes chosen for prefixes at one row of one plan: the width, and what it needs.
-pub enum Lanes {
-    /// Sixteen lanes with a register stack of `words` words, one row table where `shared`
-    /// holds rows that serve every board; `due`: whether they look at the due columns.
-    Avx512 { words: usize, shared: Option<Vec<u32>>, due: bool },
-    /// Eight lanes, gathering rows from `flat`; `due` likewise.
-    Avx2 { flat: Flat, due: bool },
+/// The operations the lanes' search needs, on vectors `V` of 32-bit lanes, masks of lanes
+/// `M`, and tables `T` of 32 rows. Every one is `inline(always)`, so that it compiles into
+/// the search, which is compiled for the instruction set.
+pub(super) trait Simd: Copy {
+    const LANES: usize;
+    /// The rows a table holds.
+    const ROWS: usize;
+    type V: Copy;
+    type M: Copy;
+    type T: Copy;
+
+    unsafe fn splat(x: i32) -> Self::V;
+    unsafe fn load(a: &[u32; MAX_LANES]) -> Self::V;
+    unsafe fn store(a: &mut [u32; MAX_LANES], v: Self::V);
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn and(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn or(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn xor(a: Self::V, b: Self::V) -> Self::V;
+    /// `!a & b`.
+    unsafe fn andnot(a: Self::V, b: Self::V) -> Self::V;
+    unsafe fn or3(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    unsafe fn shl<const K: u32>(a: Self::V) -> Self::V;
+    unsafe fn shr<const K: u32>(a: Self::V) -> Self::V;
+    /// Each lane shifted left by the matching lane of `by`.
+    unsafe fn shlv(a: Self::V, by: Self::V) -> Self::V;
+    unsafe fn shrv(a: Self::V, by: Self::V) -> Self::V;
+    unsafe fn eq(a: Self::V, b: Self::V) -> Self::M;
+    unsafe fn is_zero(a: Self::V) -> Self::M;
+    unsafe fn nonzero(a: Self::V) -> Self::M;
+    /// `yes` in the lanes of `m`, `no` in the others.
+    unsafe fn select(m: Self::M, yes: Self::V, no: Self::V) -> Self::V;
+    /// `last_two_rows` of [`crate::cpu`] in every lane: |a|·|b| minus the cells of `b`
+    /// that `a`, `a<<1` and `a>>1` cover.
+    unsafe fn last_two_rows(a: Self::V, b: Self::V) -> Self::V;
+    /// The column of each lane's one set bit.
+    unsafe fn column(bit: Self::V) -> Self::V;
+    /// A table of `rows` (at most [`Simd::ROWS`]), the missing ones 0.
+    unsafe fn table(rows: &[u32]) -> Self::T;
+    /// Each lane's row of `t` at its index in `row` (below [`Simd::ROWS`]; others give
+    /// rows of no use, for lanes whose result is not used).
+    unsafe fn lookup(t: &Self::T, row: Self::V) -> Self::V;
+    /// The lanes of `m` as bits, lane 0 lowest.
+    unsafe fn m_bits(m: Self::M) -> u32;
+    unsafe fn m_from_bits(bits: u32) -> Self::M;
+    unsafe fn m_and(a: Self::M, b: Self::M) -> Self::M;
+    /// `a & !b`.
+    unsafe fn m_andnot(a: Self::M, b: Self::M) -> Self::M;
+    unsafe fn m_not(a: Self::M) -> Self::M;
+}
+
+/// Queens a lane's stack holds at most: rows `depth..n-3` each push one before going down.
+fn stack_rows(plan: &Plan, depth: usize) -> usize {
+    plan.n.saturating_sub(3 + depth)
+}
+
+/// Whether the lanes of `isa` can take prefixes at row `depth` of `plan`: three rows left
+/// to search, a stack no deeper than `rd` has spare bits (see `search.rs`), and no more
+/// rows below the prefixes than a table holds.
+pub fn suits(isa: Isa, plan: &Plan, depth: usize) -> bool {
+    let rows = match isa {
+        Isa::Avx512 => <avx512::Avx512 as Simd>::ROWS,
+        Isa::Avx2 => <avx2::Avx2 as Simd>::ROWS,
+    };
+    depth + 3 <= plan.n && stack_rows(plan, depth) <= 32 - plan.n && plan.n - depth <= rows
+}
+
+/// Whether the lanes look at `plan`'s due columns (where some matter): only on a plan of
+/// one board, where they come from obstacles and may cut whole subtrees. On the symmetry
+/// splits' many boards the check costs more time than the nodes it saves.
+pub fn honours_due(plan: &Plan) -> bool {
+    plan.boards.len() == 1
+}
+
+/// Stack words a lane needs at row `depth` of `plan`.
+fn words(plan: &Plan, depth: usize) -> usize {
+    stack_rows(plan, depth).div_ceil(PER_WORD)
+}
+
+/// Row masks that serve every board of `plan` (one at least) from row `depth` on, if some
+/// do: their union, where each board lacks only cells its prefixes always attack, those of
+/// the queen its first row forces. True of a plan of one board, and of the mirror's split,
+/// whose boards have their first queen's attacks taken out. The lanes' cells,
+/// `rows & !(cols | ld | rd)`, are then the same.
+pub fn shared_rows(plan: &Plan, depth: usize) -> Option<Vec<u32>> {
+    let mut union = vec![0u32; plan.n];
+    for board in &plan.boards {
+        for (u, row) in union.iter_mut().zip(board).skip(depth) {
+            *u |= row;
+        }
+    }
+    let fits = !plan.boards.is_empty()
+        && plan.boards.iter().all(|board| {
+            let q = if depth > 0 && board[0].count_ones() == 1 { board[0] } else { 0 };
+            (depth..plan.n).all(|r| union[r] & !board[r] & !(q | q << r | q >> r) == 0)
+        });
+    fits.then_some(union)
+}
+
+/// The lanes chosen for prefixes at one row of one plan.
+pub struct Lanes {
+    isa: Isa,
+    /// Stack words per lane.
+    words: usize,
+    /// Rows that serve every board, where some do: one table instead of two.
+    shared: Option<Vec<u32>>,
+    /// Whether they look at the due columns.
+    due: bool,
 }
 
 impl Lanes {
     /// The lanes for prefixes at row `depth` of `plan` on `isa` (one of
-    /// [`Isa::available`]): AVX-512 only where the board suits its register stack, else
-    /// AVX2; `None` where fewer than three rows are left to search. Due columns are looked
-    /// at where some matter, except on sixteen lanes and many boards (see
-    /// `avx512::honours_due`).
+    /// [`Isa::available`]); `None` where the board does not suit them (see [`suits`]).
     pub fn new(isa: Isa, plan: &Plan, depth: usize) -> Option<Lanes> {
         assert!(Isa::available().contains(&isa), "this CPU lacks {isa:?}");
-        if depth + 3 > plan.n {
-            return None;
-        }
-        let due = plan.any_due(depth);
-        Some(if isa == Isa::Avx512 && avx512::suits(plan, depth) {
-            let (words, shared) = (avx512::words(plan, depth), avx512::shared_rows(plan, depth));
-            Lanes::Avx512 { words, shared, due: due && avx512::honours_due(plan) }
-        } else {
-            Lanes::Avx2 { flat: Flat::new(plan), due }
+        suits(isa, plan, depth).then(|| Lanes {
+            isa,
+            words: words(plan, depth),
+            shared: shared_rows(plan, depth),
+            due: plan.any_due(depth) && honours_due(plan),
         })
     }
 
     /// The instruction set these lanes run on.
     pub fn isa(&self) -> Isa {
-        match self {
-            Lanes::Avx512 { .. } => Isa::Avx512,
-            Lanes::Avx2 { .. } => Isa::Avx2,
-        }
+        self.isa
     }
 
     /// Whether these lanes look at the due columns.
     pub fn uses_due(&self) -> bool {
-        match self {
-            Lanes::Avx512 { due, .. } | Lanes::Avx2 { due, .. } => *due,
-        }
+        self.due
     }
 
     /// Completes `items` (prefixes at the row and of the plan these lanes were made for)
@@ -130,12 +213,32 @@ impl Lanes {
         items: impl Iterator<Item = &'a Prefix>,
         ctl: &Control,
     ) -> Result<Tally, Interrupted> {
-        match self {
-            Lanes::Avx512 { words, shared, due } => avx512::count(*words, shared.as_deref(), plan, depth, *due, items, ctl),
-            Lanes::Avx2 { flat, due } => avx2::count(plan, flat, depth, *due, items, ctl),
+        let shared = self.shared.as_deref();
+        // SAFETY: `new` saw the instruction set, and the board suits the lanes.
+        unsafe {
+            match self.isa {
+                Isa::Avx512 => avx512::count(self.words, self.due, shared, plan, depth, items, ctl),
+                Isa::Avx2 => avx2::count(self.words, self.due, shared, plan, depth, items, ctl),
+            }
         }
     }
 }
+
+/// Picks the search for `words` stack words, `due` columns and a `shared` table, and runs
+/// it through `run`, a function compiled for the instruction set: `$run::<DUE, ONE, W>`.
+macro_rules! dispatch {
+    ($run:ident, $words:expr, $due:expr, $shared:expr, $($args:expr),*) => {
+        match ($due, $shared.is_some(), $words <= 2) {
+            (false, false, true) => $run::<false, false, 2>($($args),*),
+            (false, false, false) => $run::<false, false, 4>($($args),*),
+            (false, true, true) => $run::<false, true, 2>($($args),*),
+            (false, true, false) => $run::<false, true, 4>($($args),*),
+            (true, _, true) => $run::<true, true, 2>($($args),*),
+            (true, _, false) => $run::<true, true, 4>($($args),*),
+        }
+    };
+}
+use dispatch;
 
 /// Where lanes get their prefixes: `items`, all at row `depth` of `plan`, whose cells in
 /// that row take the due columns into account if `due`.
@@ -147,28 +250,27 @@ struct Feed<'p, 'a, I: Iterator<Item = &'a Prefix>> {
 }
 
 /// The lanes' state spilled to arrays, where lanes change prefixes one by one.
-struct Spill<const L: usize> {
-    avail: [u32; L],
-    cols: [u32; L],
-    ld: [u32; L],
-    rd: [u32; L],
+struct Spill {
+    lanes: usize,
+    avail: [u32; MAX_LANES],
+    cols: [u32; MAX_LANES],
+    ld: [u32; MAX_LANES],
+    rd: [u32; MAX_LANES],
     /// The lane's row on its board.
-    row: [u32; L],
-    /// The board's first row in [`Flat`].
-    base: [u32; L],
+    row: [u32; MAX_LANES],
     /// The lane's count since its last flush.
-    sub: [u32; L],
+    sub: [u32; MAX_LANES],
     /// The weight of the prefix each lane holds; None for an idle lane.
-    weight: [Option<u64>; L],
+    weight: [Option<u64>; MAX_LANES],
 }
 
-impl<const L: usize> Default for Spill<L> {
-    fn default() -> Self {
-        Spill { avail: [0; L], cols: [0; L], ld: [0; L], rd: [0; L], row: [0; L], base: [0; L], sub: [0; L], weight: [None; L] }
+impl Spill {
+    /// The state of `lanes` idle lanes.
+    fn new(lanes: usize) -> Spill {
+        let zero = [0; MAX_LANES];
+        Spill { lanes, avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, weight: [None; MAX_LANES] }
     }
-}
 
-impl<const L: usize> Spill<L> {
     /// Adds the lanes in `lanes` (a bit mask) to `total` and clears their counts.
     fn flush(&mut self, lanes: u32, total: &mut Tally) {
         for (lane, (sub, weight)) in self.sub.iter_mut().zip(&self.weight).enumerate() {
@@ -193,7 +295,7 @@ impl<const L: usize> Spill<L> {
         let (plan, depth) = (*plan, *depth);
         self.flush(done, total);
         let mut active = 0;
-        for lane in 0..L {
+        for lane in 0..self.lanes {
             if done & (1 << lane) != 0 {
                 self.weight[lane] = None;
             }
@@ -205,7 +307,6 @@ impl<const L: usize> Spill<L> {
                         let late = if *due { plan.due[b][depth] } else { 0 };
                         self.avail[lane] = next_cells(plan.boards[b][depth], late, p.cols, p.ld, p.rd);
                         (self.cols[lane], self.ld[lane], self.rd[lane]) = (p.cols, p.ld, p.rd);
-                        self.base[lane] = (b * plan.n) as u32;
                     }
                     // An idle lane sits at its first row with nothing left: it never moves.
                     None => self.avail[lane] = 0,
@@ -217,5 +318,87 @@ impl<const L: usize> Spill<L> {
             }
         }
         active
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::cpu::count_prefix;
+    use crate::prefix::expand;
+
+    /// Solutions and nodes of `plan`'s prefixes at least `min` strong, by the scalar search
+    /// and by the lanes of every width here with every stack size from the smallest that fits.
+    fn compare(plan: &Plan, min: usize) {
+        let prefixes = expand(plan, min);
+        let depth = prefixes.depth;
+        assert!([Isa::Avx512, Isa::Avx2].iter().all(|&isa| suits(isa, plan, depth)), "n={} depth={depth}", plan.n);
+        let ctl = Control::default();
+        // The scalar search with the same due columns as the lanes: none, unless they honour them.
+        let due = plan.any_due(depth) && honours_due(plan);
+        let scalar = prefixes.items.iter().fold(Tally::default(), |t, p| {
+            let b = p.board as usize;
+            let none = vec![0; plan.n];
+            let (solutions, nodes) = count_prefix(&plan.boards[b], if due { &plan.due[b] } else { &none }, depth, p, &ctl).unwrap();
+            t + Tally::weighted(solutions, plan.weights[b], nodes)
+        });
+        let shared = shared_rows(plan, depth);
+        for isa in Isa::available() {
+            for words in words(plan, depth).max(1)..=4 {
+                // SAFETY: the instruction set is available and the board suits the lanes.
+                let lanes = unsafe {
+                    match isa {
+                        Isa::Avx512 => avx512::count(words, due, shared.as_deref(), plan, depth, prefixes.items.iter(), &ctl),
+                        Isa::Avx2 => avx2::count(words, due, shared.as_deref(), plan, depth, prefixes.items.iter(), &ctl),
+                    }
+                };
+                assert_eq!(lanes.unwrap(), scalar, "{isa:?} n={} depth={depth} words={words}", plan.n);
+            }
+        }
+    }
+
+    #[test]
+    fn every_width_and_stack_size_matches_the_scalar_search() {
+        for (isa, lanes) in [(Isa::Avx512, 16), (Isa::Avx2, 8)] {
+            if !Isa::available().contains(&isa) {
+                // Written past the harness's capture, where `cargo test` shows it.
+                let note = format!("NOT APPLICABLE {lanes} lanes: this CPU lacks {isa:?}\n");
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
+            }
+        }
+        for n in [8, 11, 14] {
+            let board = Board::from_fn(n, |r, c| (r * 7 + c * 3) % 11 != 0).unwrap();
+            compare(&Plan::plain(&board), 40);
+            compare(&Plan::optimized(&board), 40);
+        }
+    }
+
+    #[test]
+    fn one_table_serves_the_mirror_split() {
+        // Obstacles placed symmetrically about the middle column only.
+        let board = Board::from_fn(13, |r, c| (r * r + 3 * c.min(12 - c)) % 7 != 2).unwrap();
+        let plan = Plan::optimized(&board);
+        assert_eq!(plan.group.len(), 2, "{:?}", plan.group);
+        let depth = expand(&plan, 300).depth;
+        assert!(plan.boards.len() > 1 && shared_rows(&plan, depth).is_some());
+        compare(&plan, 300);
+        // The D4 split's boards differ in their side columns: no one table.
+        let empty = Plan::optimized(&Board::empty(12).unwrap());
+        assert!(shared_rows(&empty, expand(&empty, 300).depth).is_none());
+        compare(&empty, 300);
+    }
+
+    #[test]
+    fn the_deepest_stack_and_the_largest_table_allowed_keep_every_bit() {
+        // 19 columns from row 3: 13 queens on the stack, as many as `rd` has spare bits,
+        // and 16 rows below the prefixes, as many as an eight-lane table holds.
+        let board = Board::from_fn(19, |r, c| (r * 5 + c * 7) % 13 > 5).unwrap();
+        let plan = Plan::plain(&board);
+        let prefixes = (0..).map(|k| expand(&plan, 1 << k)).find(|p| p.depth >= 3).expect("rows to expand");
+        assert_eq!(prefixes.depth, 3);
+        assert_eq!((stack_rows(&plan, 3), plan.n - 3), (32 - 19, <avx2::Avx2 as Simd>::ROWS));
+        assert!(!suits(Isa::Avx512, &plan, 2) && !suits(Isa::Avx2, &plan, 2));
+        compare(&plan, prefixes.items.len());
     }
 }

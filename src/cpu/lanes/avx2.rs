@@ -1,47 +1,51 @@
-//! Eight lanes in 256-bit vectors (see [`super`]): rows come in by gather, and each lane's
-//! stack lives in memory, going in and out by 128-bit loads and stores with a transpose.
+//! Eight lanes in 256-bit vectors. AVX2 lacks what the sixteen lanes lean on, so each is
+//! built from what it has: lane masks are vectors of all-ones lanes; a population count
+//! looks up each half byte in a table by shuffle; a bit's column comes from the exponent of
+//! the bit turned into a float; and a table of 16 rows is two vectors of eight, read by two
+//! permutes and a blend.
 
 use std::arch::x86_64::*;
 
-use super::{Feed, Flat, Spill};
+use super::{dispatch, search::search, Simd, MAX_LANES};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::Prefix;
 use crate::tally::Tally;
 
-/// Lanes per vector.
-const LANES: usize = 8;
-/// Stack slots per lane: the entry saved when leaving row `r` goes to slot `r + 1` and a
-/// lane at row `r` reads slot `r`, so no index goes below 0 and, as rows are below 32,
-/// none reaches 33.
-const SLOTS: usize = 34;
-/// Passes between looks at the cancel flag and flushes of the lanes' 32-bit counts. A pass
-/// adds at most 32 * 32 to a lane, so 2^16 passes stay far below 2^32.
-const FLUSH_EVERY: u64 = 1 << 16;
+/// Whether this CPU has AVX2.
+pub(super) fn supported() -> bool {
+    is_x86_feature_detected!("avx2")
+}
 
-/// [`super::Lanes::count`] on eight lanes. Call only where AVX2 is present.
-pub(super) fn count<'a>(
-    plan: &Plan,
-    flat: &Flat,
-    depth: usize,
+/// [`super::Lanes::count`] on eight lanes with stacks of `words` words.
+///
+/// # Safety
+/// Only where [`supported`], on a board that suits the lanes (see [`super::suits`]).
+pub(super) unsafe fn count<'a>(
+    words: usize,
     due: bool,
+    shared: Option<&[u32]>,
+    plan: &Plan,
+    depth: usize,
     items: impl Iterator<Item = &'a Prefix>,
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
-    // SAFETY: the caller saw AVX2; `search` reads rows depth..n of the prefixes' boards
-    // (`Lanes::new` keeps three rows below `depth`) and its own stack.
-    unsafe {
-        if due {
-            search::<true>(plan, flat, depth, items, ctl)
-        } else {
-            search::<false>(plan, flat, depth, items, ctl)
-        }
-    }
+    dispatch!(run, words, due, shared, plan, shared, depth, items, ctl)
 }
 
-/// Per-byte population counts: a table lookup for each half of every byte (see
-/// [`lane_sums`] for the count per lane).
 #[target_feature(enable = "avx2")]
+unsafe fn run<'a, const DUE: bool, const ONE: bool, const W: usize>(
+    plan: &Plan,
+    shared: Option<&[u32]>,
+    depth: usize,
+    items: impl Iterator<Item = &'a Prefix>,
+    ctl: &Control,
+) -> Result<Tally, Interrupted> {
+    search::<Avx2, DUE, ONE, W>(plan, shared, depth, items, ctl)
+}
+
+/// Per-byte population counts: a shuffle looks up each half of every byte.
+#[inline(always)]
 unsafe fn byte_counts(v: __m256i) -> __m256i {
     let lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     let low = _mm256_set1_epi8(0x0f);
@@ -50,203 +54,149 @@ unsafe fn byte_counts(v: __m256i) -> __m256i {
     _mm256_add_epi8(lo, hi)
 }
 
-/// Sums each lane's four byte counts into the lane.
-#[target_feature(enable = "avx2")]
+/// Each lane's four byte counts (at most 63 each) summed into the lane.
+#[inline(always)]
 unsafe fn lane_sums(bytes: __m256i) -> __m256i {
-    let pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1));
-    _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+    _mm256_madd_epi16(_mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1)), _mm256_set1_epi16(1))
 }
 
-/// `last_two_rows` of [`crate::cpu`] in every lane: |a|·|b| minus the cells of `b` that
-/// `a`, `a<<1` and `a>>1` cover (byte counts of at most 24 add up without carry).
-#[target_feature(enable = "avx2")]
-unsafe fn last_two_rows(a: __m256i, b: __m256i) -> __m256i {
-    let size = _mm256_mullo_epi32(lane_sums(byte_counts(a)), lane_sums(byte_counts(b)));
-    let covered = _mm256_add_epi8(
-        byte_counts(_mm256_and_si256(b, a)),
-        _mm256_add_epi8(
-            byte_counts(_mm256_and_si256(b, _mm256_slli_epi32(a, 1))),
-            byte_counts(_mm256_and_si256(b, _mm256_srli_epi32(a, 1))),
-        ),
-    );
-    _mm256_sub_epi32(size, lane_sums(covered))
-}
-
-/// The lanes' search state, one vector per field.
 #[derive(Clone, Copy)]
-struct State {
-    avail: __m256i,
-    cols: __m256i,
-    ld: __m256i,
-    rd: __m256i,
-    /// Board start in [`Flat`] plus the lane's row.
-    at: __m256i,
-    /// Board start in [`Flat`].
-    base: __m256i,
-    /// The lane's count since its last flush.
-    sub: __m256i,
-}
+pub(super) struct Avx2;
 
-#[target_feature(enable = "avx2")]
-unsafe fn load(a: &[u32; LANES]) -> __m256i {
-    _mm256_loadu_si256(a.as_ptr().cast())
-}
+impl Simd for Avx2 {
+    const LANES: usize = 8;
+    const ROWS: usize = 16;
+    type V = __m256i;
+    /// Lanes of all ones where set.
+    type M = __m256i;
+    /// Rows 0..8 and 8..16.
+    type T = [__m256i; 2];
 
-#[target_feature(enable = "avx2")]
-unsafe fn store(a: &mut [u32; LANES], v: __m256i) {
-    _mm256_storeu_si256(a.as_mut_ptr().cast(), v)
-}
-
-impl Spill<LANES> {
-    #[target_feature(enable = "avx2")]
-    unsafe fn save(&mut self, v: &State) {
-        store(&mut self.avail, v.avail);
-        store(&mut self.cols, v.cols);
-        store(&mut self.ld, v.ld);
-        store(&mut self.rd, v.rd);
-        store(&mut self.row, _mm256_sub_epi32(v.at, v.base));
-        store(&mut self.base, v.base);
-        store(&mut self.sub, v.sub);
+    #[inline(always)]
+    unsafe fn splat(x: i32) -> __m256i {
+        _mm256_set1_epi32(x)
     }
-
-    #[target_feature(enable = "avx2")]
-    unsafe fn state(&self) -> State {
-        State {
-            avail: load(&self.avail),
-            cols: load(&self.cols),
-            ld: load(&self.ld),
-            rd: load(&self.rd),
-            at: _mm256_add_epi32(load(&self.row), load(&self.base)),
-            base: load(&self.base),
-            sub: load(&self.sub),
-        }
+    #[inline(always)]
+    unsafe fn load(a: &[u32; MAX_LANES]) -> __m256i {
+        _mm256_loadu_si256(a.as_ptr().cast())
     }
-}
-
-#[target_feature(enable = "avx2")]
-unsafe fn search<'a, const DUE: bool>(
-    plan: &Plan,
-    flat: &Flat,
-    depth: usize,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };
-    let n = plan.n as i32;
-    let rows = flat.rows.as_ptr() as *const i32;
-    let dues = flat.due.as_ptr() as *const i32;
-    let mut stack = vec![[0u32; 4]; LANES * SLOTS];
-    let mut total = Tally::default();
-    let mut spill = Spill::default();
-    let mut active = spill.refill(0, &mut feed, &mut total, |_, _| true);
-    let mut v = spill.state();
-    let mut passes = 0u64;
-    // Nodes in 64 bits here: the loop adds to it on every pass.
-    let mut nodes = 0u64;
-
-    let zero = _mm256_setzero_si256();
-    let one = _mm256_set1_epi32(1);
-    let depth_v = _mm256_set1_epi32(depth as i32);
-    let leaf_row = _mm256_set1_epi32(n - 3);
-    let s_ = SLOTS as i32;
-    let lane_slots = _mm256_setr_epi32(0, s_, 2 * s_, 3 * s_, 4 * s_, 5 * s_, 6 * s_, 7 * s_);
-    let mut slots = [0u32; LANES];
-    while active != 0 {
-        let State { avail, cols, ld, rd, at, base, sub } = v;
-        let row = _mm256_sub_epi32(at, base);
-        let empty = _mm256_cmpeq_epi32(avail, zero);
-        let at_top = _mm256_cmpeq_epi32(row, depth_v);
-        // Lanes that finished their prefix: rare, so this branch is predictable.
-        let done = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(empty, at_top))) as u32 & active;
-        if done != 0 {
-            spill.save(&v);
-            active = spill.refill(done, &mut feed, &mut total, |_, _| true);
-            v = spill.state();
-            continue;
-        }
-        passes += 1;
-        if passes.is_multiple_of(FLUSH_EVERY) {
-            ctl.check()?;
-            spill.save(&v);
-            spill.flush(active, &mut total);
-            v.sub = zero;
-            continue;
-        }
-
-        // Place: the lowest free cell (two's complement keeps only it in common with avail).
-        let bit = _mm256_and_si256(avail, _mm256_sub_epi32(zero, avail));
-        let rest = _mm256_xor_si256(avail, bit);
-        let nc = _mm256_or_si256(cols, bit);
-        let nl = _mm256_slli_epi32(_mm256_or_si256(ld, bit), 1);
-        let nr = _mm256_srli_epi32(_mm256_or_si256(rd, bit), 1);
-        nodes += (!_mm256_movemask_ps(_mm256_castsi256_ps(empty)) & 0xff).count_ones() as u64;
-        // The next row's cells, and the row after's (its look-ahead, or its last row).
-        let below = _mm256_i32gather_epi32::<4>(rows, _mm256_add_epi32(at, one));
-        let after = _mm256_i32gather_epi32::<4>(rows, _mm256_add_epi32(at, _mm256_set1_epi32(2)));
-        let plain = _mm256_andnot_si256(_mm256_or_si256(nc, _mm256_or_si256(nl, nr)), below);
-        let later = _mm256_andnot_si256(_mm256_or_si256(nc, _mm256_or_si256(_mm256_slli_epi32(nl, 1), _mm256_srli_epi32(nr, 1))), after);
-        let mut child = plain;
-        if DUE {
-            // As board::next_cells: one late column left forces it, two end the branch.
-            let due = _mm256_i32gather_epi32::<4>(dues, _mm256_add_epi32(at, one));
-            let late = _mm256_andnot_si256(nc, due);
-            let many =
-                _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(late, _mm256_sub_epi32(late, one)), zero), _mm256_set1_epi32(-1));
-            let forced = _mm256_blendv_epi8(
-                child,
-                _mm256_and_si256(child, late),
-                _mm256_andnot_si256(_mm256_cmpeq_epi32(late, zero), _mm256_set1_epi32(-1)),
-            );
-            child = _mm256_andnot_si256(many, forced);
-        }
-        let placed = _mm256_andnot_si256(empty, _mm256_set1_epi32(-1));
-        let leaf = _mm256_and_si256(placed, _mm256_cmpeq_epi32(row, leaf_row));
-        let sub = _mm256_add_epi32(sub, _mm256_and_si256(leaf, last_two_rows(plain, later)));
-        // Go down when placed above the leaf row and the row after next keeps a cell.
-        let down = _mm256_andnot_si256(_mm256_or_si256(leaf, _mm256_cmpeq_epi32(later, zero)), placed);
-        let up = _mm256_andnot_si256(at_top, empty);
-
-        // Every lane saves (rest, cols, ld, rd) in the slot of its row and reads the slot
-        // below: only lanes going down need the first, only lanes going up the second, and
-        // the others touch slots that hold nothing live.
-        store(&mut slots, _mm256_add_epi32(lane_slots, row));
-        let sp = stack.as_mut_ptr() as *mut __m128i;
-        let mut popped = [zero; 4];
-        for (pair, out) in popped.iter_mut().enumerate() {
-            let (lo, hi) = (slots[pair] as usize, slots[pair + 4] as usize);
-            *out = _mm256_set_m128i(_mm_loadu_si128(sp.add(hi)), _mm_loadu_si128(sp.add(lo)));
-        }
-        let t0 = _mm256_unpacklo_epi32(popped[0], popped[1]);
-        let t1 = _mm256_unpackhi_epi32(popped[0], popped[1]);
-        let t2 = _mm256_unpacklo_epi32(popped[2], popped[3]);
-        let t3 = _mm256_unpackhi_epi32(popped[2], popped[3]);
-        let (p_avail, p_cols) = (_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2));
-        let (p_ld, p_rd) = (_mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3));
-        let u0 = _mm256_unpacklo_epi32(rest, cols);
-        let u1 = _mm256_unpackhi_epi32(rest, cols);
-        let u2 = _mm256_unpacklo_epi32(ld, rd);
-        let u3 = _mm256_unpackhi_epi32(ld, rd);
-        let saved =
-            [_mm256_unpacklo_epi64(u0, u2), _mm256_unpackhi_epi64(u0, u2), _mm256_unpacklo_epi64(u1, u3), _mm256_unpackhi_epi64(u1, u3)];
-        for (pair, v) in saved.iter().enumerate() {
-            let (lo, hi) = (slots[pair] as usize + 1, slots[pair + 4] as usize + 1);
-            _mm_storeu_si128(sp.add(lo), _mm256_castsi256_si128(*v));
-            _mm_storeu_si128(sp.add(hi), _mm256_extracti128_si256::<1>(*v));
-        }
-
-        // Blend: down takes the child, up the popped entry, a placed queen that stays keeps
-        // the rest of its row.
-        v = State {
-            avail: _mm256_blendv_epi8(_mm256_blendv_epi8(rest, p_avail, up), child, down),
-            cols: _mm256_blendv_epi8(_mm256_blendv_epi8(cols, p_cols, up), nc, down),
-            ld: _mm256_blendv_epi8(_mm256_blendv_epi8(ld, p_ld, up), nl, down),
-            rd: _mm256_blendv_epi8(_mm256_blendv_epi8(rd, p_rd, up), nr, down),
-            // down and up are all-ones (-1) where set: subtracting down adds one.
-            at: _mm256_add_epi32(_mm256_sub_epi32(at, down), up),
-            base,
-            sub,
-        };
+    #[inline(always)]
+    unsafe fn store(a: &mut [u32; MAX_LANES], v: __m256i) {
+        _mm256_storeu_si256(a.as_mut_ptr().cast(), v)
     }
-    total.nodes += u128::from(nodes);
-    Ok(total)
+    #[inline(always)]
+    unsafe fn add(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_add_epi32(a, b)
+    }
+    #[inline(always)]
+    unsafe fn sub(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_sub_epi32(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_and_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn or(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_or_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn xor(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_xor_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn andnot(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_andnot_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn or3(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+        _mm256_or_si256(_mm256_or_si256(a, b), c)
+    }
+    #[inline(always)]
+    unsafe fn shl<const K: u32>(a: __m256i) -> __m256i {
+        _mm256_sll_epi32(a, _mm_cvtsi32_si128(K as i32))
+    }
+    #[inline(always)]
+    unsafe fn shr<const K: u32>(a: __m256i) -> __m256i {
+        _mm256_srl_epi32(a, _mm_cvtsi32_si128(K as i32))
+    }
+    #[inline(always)]
+    unsafe fn shlv(a: __m256i, by: __m256i) -> __m256i {
+        _mm256_sllv_epi32(a, by)
+    }
+    #[inline(always)]
+    unsafe fn shrv(a: __m256i, by: __m256i) -> __m256i {
+        _mm256_srlv_epi32(a, by)
+    }
+    #[inline(always)]
+    unsafe fn eq(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_cmpeq_epi32(a, b)
+    }
+    #[inline(always)]
+    unsafe fn is_zero(a: __m256i) -> __m256i {
+        _mm256_cmpeq_epi32(a, _mm256_setzero_si256())
+    }
+    #[inline(always)]
+    unsafe fn nonzero(a: __m256i) -> __m256i {
+        Self::m_not(Self::is_zero(a))
+    }
+    #[inline(always)]
+    unsafe fn select(m: __m256i, yes: __m256i, no: __m256i) -> __m256i {
+        _mm256_blendv_epi8(no, yes, m)
+    }
+    #[inline(always)]
+    unsafe fn last_two_rows(a: __m256i, b: __m256i) -> __m256i {
+        // How many of a, a<<1 and a>>1 cover each cell of b, in two bit planes (their XOR,
+        // and their majority for the twos), so that two counts do what took three.
+        let (s, t) = (_mm256_slli_epi32(a, 1), _mm256_srli_epi32(a, 1));
+        let ones = _mm256_and_si256(b, _mm256_xor_si256(_mm256_xor_si256(a, s), t));
+        let twos = _mm256_and_si256(b, _mm256_or_si256(_mm256_and_si256(a, _mm256_or_si256(s, t)), _mm256_and_si256(s, t)));
+        let twos_bytes = byte_counts(twos);
+        // At most 8 + 2 * 8 in a byte: no carry into the next.
+        let covered = lane_sums(_mm256_add_epi8(byte_counts(ones), _mm256_add_epi8(twos_bytes, twos_bytes)));
+        let size = _mm256_mullo_epi32(lane_sums(byte_counts(a)), lane_sums(byte_counts(b)));
+        _mm256_sub_epi32(size, covered)
+    }
+    #[inline(always)]
+    unsafe fn column(bit: __m256i) -> __m256i {
+        // A power of two 2^c is exactly a float of exponent 127 + c (bit 31 turns negative,
+        // with the same exponent); the mask drops the sign.
+        let exponent = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(bit)), 23), _mm256_set1_epi32(0xff));
+        _mm256_sub_epi32(exponent, _mm256_set1_epi32(127))
+    }
+    #[inline(always)]
+    unsafe fn table(rows: &[u32]) -> [__m256i; 2] {
+        let mut all = [0u32; 16];
+        all[..rows.len()].copy_from_slice(rows);
+        [_mm256_loadu_si256(all.as_ptr().cast()), _mm256_loadu_si256(all[8..].as_ptr().cast())]
+    }
+    #[inline(always)]
+    unsafe fn lookup(t: &[__m256i; 2], row: __m256i) -> __m256i {
+        // The low three bits pick within a half; bit 3, moved up to the sign that blendv
+        // reads, picks the half.
+        let (low, high) = (_mm256_permutevar8x32_epi32(t[0], row), _mm256_permutevar8x32_epi32(t[1], row));
+        let by = _mm256_castsi256_ps(_mm256_slli_epi32(row, 28));
+        _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), by))
+    }
+    #[inline(always)]
+    unsafe fn m_bits(m: __m256i) -> u32 {
+        _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
+    }
+    #[inline(always)]
+    unsafe fn m_from_bits(bits: u32) -> __m256i {
+        let lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(bits as i32), lanes), lanes)
+    }
+    #[inline(always)]
+    unsafe fn m_and(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_and_si256(a, b)
+    }
+    #[inline(always)]
+    unsafe fn m_andnot(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_andnot_si256(b, a)
+    }
+    #[inline(always)]
+    unsafe fn m_not(a: __m256i) -> __m256i {
+        _mm256_xor_si256(a, _mm256_set1_epi32(-1))
+    }
 }

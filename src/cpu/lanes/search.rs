@@ -1,0 +1,293 @@
+//! The lanes' search, written once for both widths over [`Simd`]: every lane steps its own
+//! depth-first search, branch-free, one node per pass.
+//!
+//! - A lane's stack lives in registers: the column of each row's queen, five bits, shifted
+//!   into words of six. Going back up, the row's state is rebuilt from its queen `q`:
+//!   `cols ^ q`, `ld >> 1` and `rd << 1`, then its cells left are its cells above `q`,
+//!   since the search takes them lowest first. Shifts lose bits at the ends, so `rd` is
+//!   kept `32 - n` bits up (the columns sit at the top of the word) and a board qualifies
+//!   only when its stack is at most `32 - n` rows deep (see [`super::suits`]): then no bit
+//!   that comes back into the board on the way up was ever shifted out.
+//! - A row's cells (and due columns, which only a plan of one board looks at: see
+//!   [`super::honours_due`]) come from tables of the rows below the prefixes by permute,
+//!   not from memory. There
+//!   are two tables, so that on a plan of many boards lanes can start on the next board
+//!   while others finish the last; a lane waits only when its next prefix needs a third.
+
+use super::{Feed, Simd, Spill};
+use crate::control::{Control, Interrupted};
+use crate::plan::Plan;
+use crate::prefix::Prefix;
+use crate::tally::Tally;
+
+/// Passes between looks at the cancel flag and flushes of the lanes' 32-bit counts. A pass
+/// adds at most 32 * 32 to a lane, so 2^16 passes stay far below 2^32.
+const FLUSH_EVERY: u64 = 1 << 16;
+
+/// One board's row masks and due columns as tables.
+#[derive(Clone, Copy)]
+struct Table<S: Simd> {
+    cells: S::T,
+    due: S::T,
+}
+
+impl<S: Simd> Table<S> {
+    #[inline(always)]
+    unsafe fn new(cells: &[u32], due: &[u32]) -> Table<S> {
+        Table { cells: S::table(cells), due: S::table(due) }
+    }
+}
+
+/// The boards the lanes are on: two tables of their rows from `depth` on, the board each
+/// holds, the one new lanes go to, and which lanes use the second (as bits and as a mask).
+struct Slots<S: Simd> {
+    depth: usize,
+    /// `depth` in every lane: a table's first row.
+    first_row: S::V,
+    tables: [Table<S>; 2],
+    boards: [Option<u32>; 2],
+    current: usize,
+    second_bits: u32,
+    second: S::M,
+}
+
+impl<S: Simd> Slots<S> {
+    /// Each lane's row `row` of its board: cells and due columns. `ONE`: whether the first
+    /// table serves every board (see [`super::shared_rows`]), so that only it is read.
+    #[inline(always)]
+    unsafe fn fetch<const ONE: bool>(&self, row: S::V) -> (S::V, S::V) {
+        let [first, second] = &self.tables;
+        let row = S::sub(row, self.first_row);
+        let (cells, due) = (S::lookup(&first.cells, row), S::lookup(&first.due, row));
+        if ONE {
+            return (cells, due);
+        }
+        (S::select(self.second, S::lookup(&second.cells, row), cells), S::select(self.second, S::lookup(&second.due, row), due))
+    }
+
+    /// Puts `lane` on `board` if a table holds it or one can be loaded with it: the other
+    /// table must be free of `live` lanes. Returns whether it could.
+    #[inline(always)]
+    unsafe fn admit(&mut self, lane: usize, board: u32, live: &mut u32, plan: &Plan) -> bool {
+        if self.boards[self.current] != Some(board) {
+            let other = 1 - self.current;
+            let on_other = if other == 1 { *live & self.second_bits } else { *live & !self.second_bits };
+            if on_other != 0 {
+                return false;
+            }
+            let b = board as usize;
+            self.tables[other] = Table::new(&plan.boards[b][self.depth..], &plan.due[b][self.depth..]);
+            self.boards[other] = Some(board);
+            self.current = other;
+        }
+        let bit = 1 << lane;
+        self.second_bits = if self.current == 1 { self.second_bits | bit } else { self.second_bits & !bit };
+        self.second = S::m_from_bits(self.second_bits);
+        *live |= bit;
+        true
+    }
+}
+
+/// `next_cells`'s due rule in every lane: of the `due` columns still empty in `cols`, one
+/// left forces it and two or more leave no cell.
+#[inline(always)]
+unsafe fn narrow<S: Simd>(cells: S::V, due: S::V, cols: S::V) -> S::V {
+    let late = S::andnot(cols, due);
+    let many = S::nonzero(S::and(late, S::sub(late, S::splat(1))));
+    let forced = S::select(S::nonzero(late), S::and(cells, late), cells);
+    S::select(many, S::splat(0), forced)
+}
+
+/// Pushes `column` onto the stacks of the lanes in `down` and pops those in `up` (no lane
+/// in both). Word 0 holds the newest column in its low five bits; each word passes its
+/// sixth entry (bits 25..30) on to the next.
+#[inline(always)]
+unsafe fn push_pop<S: Simd, const W: usize>(words: [S::V; W], down: S::M, column: S::V, up: S::M) -> [S::V; W] {
+    let low5 = S::splat(31);
+    let low25 = S::splat(0x01ff_ffff);
+    let mut out = words;
+    for w in 0..W {
+        let incoming = if w == 0 { column } else { S::and(S::shr::<25>(words[w - 1]), low5) };
+        let pushed = S::or(S::shl::<5>(words[w]), incoming);
+        let outgoing = if w + 1 < W { S::shl::<25>(words[w + 1]) } else { S::splat(0) };
+        // The leftovers in bits 30..31 are cleared here.
+        let popped = S::or(S::and(S::shr::<5>(words[w]), low25), outgoing);
+        out[w] = S::select(up, popped, S::select(down, pushed, words[w]));
+    }
+    out
+}
+
+/// The lanes' search state, one vector per field; `rd` is kept `32 - n` bits up.
+#[derive(Clone, Copy)]
+struct State<S: Simd> {
+    avail: S::V,
+    cols: S::V,
+    ld: S::V,
+    rd: S::V,
+    row: S::V,
+    sub: S::V,
+    /// Rows `row`, `row + 1` and `row + 2` of the lane's board, on a plan of many boards:
+    /// a window that moves with the lane, so that each step fetches one row, not three.
+    here: S::V,
+    below: S::V,
+    after: S::V,
+}
+
+impl<S: Simd> State<S> {
+    #[inline(always)]
+    unsafe fn save(&self, spill: &mut Spill) {
+        S::store(&mut spill.avail, self.avail);
+        S::store(&mut spill.cols, self.cols);
+        S::store(&mut spill.ld, self.ld);
+        S::store(&mut spill.rd, self.rd);
+        S::store(&mut spill.row, self.row);
+        S::store(&mut spill.sub, self.sub);
+    }
+
+    /// The state after [`Spill::refill`] on a spill of `self`: the lanes in `fresh` start
+    /// a prefix (its `rd` moved up by `spare`, its rows fetched) or idle; the others go on.
+    #[inline(always)]
+    unsafe fn refilled<const ONE: bool>(self, spill: &Spill, fresh: S::M, slots: &Slots<S>, spare: S::V) -> State<S> {
+        let row = S::load(&spill.row);
+        let rows = |ahead: i32| slots.fetch::<ONE>(S::add(row, S::splat(ahead))).0;
+        let keep = |old: S::V, new: S::V| S::select(fresh, new, old);
+        let rd = S::load(&spill.rd);
+        State {
+            avail: S::load(&spill.avail),
+            cols: S::load(&spill.cols),
+            ld: S::load(&spill.ld),
+            rd: keep(rd, S::shlv(rd, spare)),
+            row,
+            sub: S::load(&spill.sub),
+            here: keep(self.here, rows(0)),
+            below: keep(self.below, rows(1)),
+            after: keep(self.after, rows(2)),
+        }
+    }
+}
+
+/// [`super::Lanes::count`] on `S`'s lanes with `DUE` due columns, `ONE` table (`shared`,
+/// see [`super::shared_rows`]) and stacks of `W` words. Call only where `S`'s instruction
+/// set is present and inline into a function compiled for it.
+#[inline(always)]
+pub(super) unsafe fn search<'a, S: Simd, const DUE: bool, const ONE: bool, const W: usize>(
+    plan: &Plan,
+    shared: Option<&[u32]>,
+    depth: usize,
+    items: impl Iterator<Item = &'a Prefix>,
+    ctl: &Control,
+) -> Result<Tally, Interrupted> {
+    let zero = S::splat(0);
+    // The first table starts with the shared rows (`ONE`: the only table read, and every
+    // lane is admitted), else with the first board. Due columns are read only on a plan of
+    // one board (see `honours_due`), so the first board's serve.
+    let blank = Table::<S>::new(&[], &[]);
+    let first = match shared.or(plan.boards.first().map(Vec::as_slice)) {
+        Some(rows) => Table::new(&rows[depth..], &plan.due[0][depth..]),
+        None => blank,
+    };
+    let first_row = S::splat(depth as i32);
+    let second = S::m_from_bits(0);
+    let mut slots = Slots { depth, first_row, tables: [first, blank], boards: [Some(0), None], current: 0, second_bits: 0, second };
+    let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };
+    let mut total = Tally::default();
+    let mut spill = Spill::new(S::LANES);
+    let one = S::splat(1);
+    let spare = S::splat(32 - plan.n as i32);
+    let mut live = 0;
+    let mut active = spill.refill(0, &mut feed, &mut total, |lane, p| ONE || slots.admit(lane, p.board, &mut live, plan));
+    let idle = State::<S> { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, here: zero, below: zero, after: zero };
+    let all = S::m_from_bits(u32::MAX);
+    let mut v = idle.refilled::<ONE>(&spill, all, &slots, spare);
+    let mut stack = [zero; W];
+    let mut passes = 0u64;
+    // Nodes in 64 bits here: the loop adds to it on every pass.
+    let mut nodes = 0u64;
+
+    let top = S::splat(depth as i32);
+    let leaf_row = S::splat(plan.n as i32 - 3);
+    let spare_plus_one = S::add(spare, one);
+    let thirty_one = S::splat(31);
+    let (two, three) = (S::splat(2), S::splat(3));
+    let lanes = S::m_bits(all);
+    while active != 0 {
+        let State { avail, cols, ld, rd, row, sub, here, below, after } = v;
+        let empty = S::is_zero(avail);
+        let at_top = S::eq(row, top);
+        // Lanes that finished their prefix: rare, so this branch is predictable.
+        let done = S::m_bits(S::m_and(empty, at_top)) & active;
+        if done != 0 {
+            v.save(&mut spill);
+            let fresh = S::m_from_bits(done | !active);
+            live = active & !done & lanes;
+            active = spill.refill(done, &mut feed, &mut total, |lane, p| ONE || slots.admit(lane, p.board, &mut live, plan));
+            v = v.refilled::<ONE>(&spill, fresh, &slots, spare);
+            continue;
+        }
+        passes += 1;
+        if passes.is_multiple_of(FLUSH_EVERY) {
+            ctl.check()?;
+            v.save(&mut spill);
+            spill.flush(active, &mut total);
+            v.sub = zero;
+            continue;
+        }
+
+        let placed = S::m_not(empty);
+        nodes += u64::from(S::m_bits(placed).count_ones());
+        // With one table, three lookups cost less than keeping the window up to date.
+        let (below, after, due_below) = if ONE {
+            let (below, due_below) = slots.fetch::<ONE>(S::add(row, one));
+            (below, slots.fetch::<ONE>(S::add(row, two)).0, due_below)
+        } else {
+            (below, after, zero)
+        };
+        // Place: the lowest free cell (two's complement keeps only it in common with avail).
+        let bit = S::and(avail, S::sub(zero, avail));
+        let rest = S::xor(avail, bit);
+        let nc = S::or(cols, bit);
+        let nl = S::shl::<1>(S::or(ld, bit));
+        let nr = S::shr::<1>(S::or(rd, S::shlv(bit, spare)));
+        // The next row's cells, and the row after's (its look-ahead, or its last row).
+        let plain = S::andnot(S::or3(nc, nl, S::shrv(nr, spare)), below);
+        let later = S::andnot(S::or3(nc, S::shl::<1>(nl), S::shrv(nr, spare_plus_one)), after);
+        let child = if DUE { narrow::<S>(plain, due_below, nc) } else { plain };
+        let leaf = S::m_and(placed, S::eq(row, leaf_row));
+        let sub = S::select(leaf, S::add(sub, S::last_two_rows(plain, later)), sub);
+        // Go down when placed above the leaf row and the row after next keeps a cell.
+        let down = S::m_and(S::m_andnot(placed, leaf), S::nonzero(later));
+        let up = S::m_andnot(empty, at_top);
+
+        // The row above, for lanes going up; with the window, also row + 3 for lanes going
+        // down.
+        let prev = S::sub(row, one);
+        let ahead = if ONE { prev } else { S::select(down, S::add(row, three), prev) };
+        let (fetched, fetched_due) = slots.fetch::<ONE>(ahead);
+
+        // Back up: the row above, rebuilt from its queen (see the module doc).
+        let queen = S::shlv(one, S::and(stack[0], thirty_one));
+        let up_cols = S::andnot(queen, cols);
+        let up_ld = S::andnot(queen, S::shr::<1>(ld));
+        let up_rd = S::andnot(S::shlv(queen, spare), S::shl::<1>(rd));
+        let up_plain = S::andnot(S::or3(up_cols, up_ld, S::shrv(up_rd, spare)), fetched);
+        let up_cells = if DUE { narrow::<S>(up_plain, fetched_due, up_cols) } else { up_plain };
+        // -(queen << 1) has every bit above the queen's.
+        let up_avail = S::and(up_cells, S::sub(zero, S::shl::<1>(queen)));
+
+        stack = push_pop::<S, W>(stack, down, S::column(bit), up);
+        let pick = |stay: S::V, back: S::V, deeper: S::V| S::select(down, deeper, S::select(up, back, stay));
+        v = State {
+            avail: pick(rest, up_avail, child),
+            cols: pick(cols, up_cols, nc),
+            ld: pick(ld, up_ld, nl),
+            rd: pick(rd, up_rd, nr),
+            row: pick(row, prev, S::add(row, one)),
+            sub,
+            here: pick(here, fetched, below),
+            below: pick(below, here, after),
+            after: pick(after, below, fetched),
+        };
+    }
+    total.nodes += u128::from(nodes);
+    Ok(total)
+}
