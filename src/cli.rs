@@ -55,8 +55,8 @@ pub struct Cli {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     devices: Option<Vec<usize>>,
 
-    /// Prefixes to aim for on the GPU (tuning; by default about one per 20K estimated nodes,
-    /// 10K from 5e10, between 256K and 8M).
+    /// Prefixes to aim for on the GPU (tuning; by default one per 20K estimated nodes on
+    /// small trees down to one per 10K from 8e11 nodes, between 256K and 256M).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     gpu_prefixes: Option<u64>,
 

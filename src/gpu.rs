@@ -25,9 +25,9 @@ pub use count::{GpuTally, Units, BATCH_CAP};
 pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
-/// The most prefixes the GPU path aims for: the host counts each root's prefixes before the
-/// GPU makes them, which takes a second at about this many.
-pub const GPU_TARGET: usize = 1 << 30;
+/// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
+/// prefixes and the fetching of prefixes cost more than the shorter tails save.
+pub const GPU_TARGET: usize = 1 << 28;
 /// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
 /// with one.
 pub const GPU_MIN_TARGET: usize = 256 << 10;
@@ -231,7 +231,7 @@ mod tests {
         assert!(prefix_target(1e10) > GPU_MIN_TARGET && prefix_target(1e10) < GPU_TARGET);
         // Large trees get finer pieces, and the pieces shrink smoothly with the tree.
         assert_eq!(prefix_target(4e10), 2_000_000);
-        assert_eq!(prefix_target(4e12), 400_000_000);
+        assert_eq!(prefix_target(2e12), 200_000_000);
         let sizes: Vec<f64> = (0..80).map(|i| 1e9 * 1.2f64.powi(i)).collect();
         assert!(sizes.windows(2).all(|w| prefix_target(w[1]) >= prefix_target(w[0])));
         assert!(sizes
