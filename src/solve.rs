@@ -196,7 +196,8 @@ impl Solver {
                 return Ok(report);
             }
         }
-        let case = self.prepare(board, 1, false);
+        // Small boards were counted above (or, for the GPU, go to it planned as any other).
+        let case = self.plan_case(board, 1, false, false);
         let part = Part { selection: case.blocks.of_shard(Shard::WHOLE), counted_before: Tally::default(), work_before: 0.0, record: None };
         self.count(board, &case, &part, ctl)
     }
@@ -206,8 +207,14 @@ impl Solver {
     /// when `estimate` asks for it, or when the case is large enough to show progress.
     /// With `auto`, the GPU starts opening in the background if the board may need it.
     pub fn prepare(&mut self, board: &Board, shards: usize, estimate: bool) -> Case {
+        let small = plan::small_count(board).is_some();
+        self.plan_case(board, shards, estimate, small)
+    }
+
+    /// [`Solver::prepare`], told whether the board is small enough to count in one piece.
+    fn plan_case(&mut self, board: &Board, shards: usize, estimate: bool, small: bool) -> Case {
         let started = Instant::now();
-        let (plan, base) = if plan::small_count(board).is_some() {
+        let (plan, base) = if small {
             // Counted in one piece, by whichever backend: all of it in shard 0.
             (Plan::plain(board), Prefixes { depth: 0, items: vec![Prefix::default()] })
         } else {
@@ -360,7 +367,14 @@ impl Solver {
         let plan = &case.plan;
         let estimated_nodes = if case.estimated { work.iter().sum() } else { roots.estimated_nodes(plan, ESTIMATE_DIVES) };
         let all_work = work.iter().sum::<f64>().max(roots.items.len() as f64);
-        let target = self.options.gpu_prefixes.unwrap_or_else(|| gpu::prefix_target(estimated_nodes));
+        // A part of a case (a shard, or what a checkpoint left) gets its share of the whole
+        // case's prefixes, so that they are as small as the whole case's: a part has as
+        // heavy prefixes as the whole, and the heaviest makes the tail of the count.
+        let whole = case.work().iter().sum::<f64>();
+        let share = if case.estimated && whole > 0.0 { estimated_nodes / whole } else { 1.0 };
+        let basis = if share < 1.0 { whole } else { estimated_nodes };
+        let target =
+            self.options.gpu_prefixes.unwrap_or_else(|| ((gpu::prefix_target(basis) as f64 * share) as usize).max(gpu::GPU_MIN_TARGET));
         let deeper = prefix::deeper(plan, roots, target);
         report.prefix_time = started.elapsed();
         if self.options.backend == BackendChoice::Auto && !self.auto_gpu_opened(&mut report.warnings) {

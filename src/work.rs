@@ -20,7 +20,7 @@ pub const BLOCKS_PER_SHARD: usize = 64;
 /// The fewest blocks, so that progress and units have something to go by.
 const LEAST_BLOCKS: usize = 256;
 /// Random dives per block for its estimate.
-const DIVES_PER_BLOCK: u32 = 64;
+const DIVES_PER_BLOCK: u32 = 256;
 
 /// Which of how many shards a run counts: `index` in `0..count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
