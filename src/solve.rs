@@ -20,7 +20,7 @@ use crate::plan::{self, Plan};
 use crate::prefix::{self, Prefix, Prefixes};
 use crate::tally::Tally;
 use crate::work::{self, Blocks, Selection, Shard, Unit};
-use auto::{cpu_would_take, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
+use auto::{cpu_surely_takes, cpu_would_take, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
 use opener::Opener;
 pub use report::Report;
 
@@ -248,7 +248,8 @@ impl Solver {
         let mut report = Report::new(board, plan, &roots);
         report.plan_time = case.plan_time;
         let mut result = None;
-        if self.wants_gpu(plan, &roots, &mut report.warnings) {
+        let estimate = case.estimated.then(|| work.iter().sum::<f64>());
+        if self.wants_gpu(plan, &roots, estimate, &mut report.warnings) {
             match self.count_on_gpu(case, part, &roots, &work, units(GPU_NODES_PER_SECOND), ctl, &mut report) {
                 Ok(true) => result = Some(()),
                 Ok(false) => {}
@@ -315,7 +316,8 @@ impl Solver {
     /// a GPU is usable or still opening, some board's estimate was big enough to open it
     /// (see [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU would take
     /// longer than the GPU would, its start-up included while it is still opening.
-    fn wants_gpu(&mut self, plan: &Plan, roots: &Prefixes, warnings: &mut Vec<String>) -> bool {
+    /// `estimate` is the prefixes' estimated search nodes, where their blocks were estimated.
+    fn wants_gpu(&mut self, plan: &Plan, roots: &Prefixes, estimate: Option<f64>, warnings: &mut Vec<String>) -> bool {
         match self.options.backend {
             BackendChoice::Cpu => false,
             BackendChoice::Gpu => true,
@@ -324,7 +326,9 @@ impl Solver {
                     return false;
                 }
                 let start_up = self.gpu.opening_since().map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
-                if !cpu_would_take(plan, roots, AUTO_GPU_SECONDS + start_up) {
+                let seconds = AUTO_GPU_SECONDS + start_up;
+                let sure = estimate.is_some_and(|nodes| cpu_surely_takes(nodes, rayon::current_num_threads(), seconds));
+                if !sure && !cpu_would_take(plan, roots, seconds) {
                     return false;
                 }
                 // A GPU still opening is waited for in count_on_gpu, after the board's GPU

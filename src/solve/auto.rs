@@ -34,6 +34,17 @@ pub fn may_need_gpu(nodes: f64, threads: usize) -> bool {
     nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) * NODES_PER_THREAD_SECOND * threads as f64
 }
 
+/// How many times the estimate of a search's nodes may be off: an estimate this many times
+/// what the CPU gets through in the time at stake settles the question without a sample.
+const ESTIMATE_MARGIN: f64 = 8.0;
+
+/// Whether a search estimated at `nodes` nodes would surely take `threads` CPU threads at
+/// least `seconds`, even at full speed: then timing a sample, which on a board of few and
+/// heavy prefixes (a shard) can take longer than the GPU's count, is not needed.
+pub fn cpu_surely_takes(nodes: f64, threads: usize, seconds: f64) -> bool {
+    nodes >= ESTIMATE_MARGIN * seconds * NODES_PER_THREAD_SECOND * threads as f64
+}
+
 /// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
 /// even sample of its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how
 /// much faster the search the CPU would run is. Sampling stops as soon as the answer is
@@ -73,6 +84,12 @@ mod tests {
         // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
         assert!(!may_need_gpu(quick(15), 16));
         assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+    }
+
+    #[test]
+    fn only_far_too_large_estimates_settle_the_question_alone() {
+        assert!(cpu_surely_takes(1e12, 16, 0.3));
+        assert!(!cpu_surely_takes(1e10, 16, 0.3));
     }
 
     #[test]
