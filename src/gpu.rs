@@ -42,13 +42,22 @@ const NODES_PER_PREFIX_LARGE: f64 = 10_000.0;
 const SMALL_TREE: f64 = 5e10;
 const LARGE_TREE: f64 = 8e11;
 
+/// The most search nodes a prefix may hold, whatever [`GPU_TARGET`] says: a thread
+/// searches a few million nodes a second, so a heavier prefix makes a long tail.
+pub const MAX_NODES_PER_PREFIX: f64 = 5e5;
+
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
 /// boards get fewer: making millions of prefixes for a board that counts in 0.1 s takes
 /// longer than the counting.
 pub fn prefix_target(estimated_nodes: f64) -> usize {
     let along = ((estimated_nodes.max(1.0) / SMALL_TREE).ln() / (LARGE_TREE / SMALL_TREE).ln()).clamp(0.0, 1.0);
     let per_prefix = NODES_PER_PREFIX_SMALL * (NODES_PER_PREFIX_LARGE / NODES_PER_PREFIX_SMALL).powf(along);
-    ((estimated_nodes / per_prefix) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET)
+    ((estimated_nodes / per_prefix) as usize).clamp(GPU_MIN_TARGET, GPU_TARGET).max(finest(estimated_nodes))
+}
+
+/// The fewest prefixes that keep each of `estimated_nodes` within [`MAX_NODES_PER_PREFIX`].
+pub fn finest(estimated_nodes: f64) -> usize {
+    (estimated_nodes / MAX_NODES_PER_PREFIX) as usize
 }
 
 // SAFETY: `Prefix` is `repr(C)` of four `u32`s, exactly the kernel's `struct Prefix`.
@@ -227,17 +236,18 @@ mod tests {
     #[test]
     fn small_trees_get_fewer_prefixes_within_bounds() {
         assert_eq!(prefix_target(0.0), GPU_MIN_TARGET);
-        assert_eq!(prefix_target(1e20), GPU_TARGET);
+        assert_eq!(prefix_target(1e13), GPU_TARGET);
+        // Past it, no prefix holds more than its share.
+        assert_eq!(prefix_target(1e15), 2_000_000_000);
         assert!(prefix_target(1e10) > GPU_MIN_TARGET && prefix_target(1e10) < GPU_TARGET);
         // Large trees get finer pieces, and the pieces shrink smoothly with the tree.
         assert_eq!(prefix_target(4e10), 2_000_000);
         assert_eq!(prefix_target(2e12), 200_000_000);
         let sizes: Vec<f64> = (0..80).map(|i| 1e9 * 1.2f64.powi(i)).collect();
         assert!(sizes.windows(2).all(|w| prefix_target(w[1]) >= prefix_target(w[0])));
-        assert!(sizes
-            .iter()
-            .all(|&e| e / prefix_target(e) as f64 <= NODES_PER_PREFIX_SMALL * 1.001
-                || [GPU_MIN_TARGET, GPU_TARGET].contains(&prefix_target(e))));
+        assert!(sizes.iter().all(|&e| e / prefix_target(e) as f64 <= NODES_PER_PREFIX_SMALL * 1.001
+            || prefix_target(e) == GPU_MIN_TARGET
+            || prefix_target(e) >= GPU_TARGET.max(finest(e))));
     }
 
     #[test]

@@ -377,8 +377,9 @@ impl Solver {
         let whole = case.work().iter().sum::<f64>();
         let share = if case.estimated && whole > 0.0 { estimated_nodes / whole } else { 1.0 };
         let basis = if share < 1.0 { whole } else { estimated_nodes };
-        let target =
-            self.options.gpu_prefixes.unwrap_or_else(|| ((gpu::prefix_target(basis) as f64 * share) as usize).max(gpu::GPU_MIN_TARGET));
+        let target = self.options.gpu_prefixes.unwrap_or_else(|| {
+            ((gpu::prefix_target(basis) as f64 * share) as usize).max(gpu::finest(estimated_nodes)).max(gpu::GPU_MIN_TARGET)
+        });
         let deeper = prefix::deeper(plan, roots, target);
         report.prefix_time = started.elapsed();
         if self.options.backend == BackendChoice::Auto && !self.auto_gpu_opened(&mut report.warnings) {
