@@ -1,9 +1,12 @@
 //! nqueen: counts the ways to place n non-attacking queens on an n×n board with obstacles.
 //!
 //! Data flows one way: text is parsed into [`board::Board`]s ([`parse`]); each board gets a
-//! [`plan::Plan`] (orientation and symmetry, [`symmetry`]); the plan's first rows are
-//! expanded into [`prefix::Prefix`]es; a backend ([`cpu`] or [`gpu`]) counts them; and
-//! [`solve`] ties it together into one [`solve::Report`] per board.
+//! [`plan::Plan`] (orientation and symmetry, [`symmetry`], judged by [`estimate`]); the
+//! plan's first rows are expanded into [`prefix::Prefix`]es, which [`work`] divides into
+//! blocks, shards and units; a backend ([`cpu`] or [`gpu`]) counts them into a
+//! [`tally::Tally`]; and [`solve`] ties it together into one [`solve::Report`] per board.
+//! [`app`] runs the whole job, with [`parts`] (shards' records and their merge) and
+//! [`checkpoint`] (resuming after a kill); [`unique`] counts solutions up to symmetry.
 //!
 //! ```
 //! use nqueen::board::Board;

@@ -3,7 +3,7 @@
 //!
 //! Tokens may be separated by any ASCII whitespace, so blank lines, tabs, CRLF or CR line
 //! ends and a whole input on one line are all accepted, as is a UTF-8 byte-order mark at
-//! the start. The input is read token by token ([`tokens`]), so memory stays bounded
+//! the start. The input is read token by token (`tokens.rs`), so memory stays bounded
 //! whatever its shape.
 
 mod tokens;

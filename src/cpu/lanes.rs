@@ -10,7 +10,7 @@
 //!
 //! One design (`search.rs`), two widths: sixteen lanes with AVX-512 (`avx512.rs`, with
 //! VPOPCNTDQ and CD), else eight with AVX2 (`avx2.rs`), each giving the few operations the
-//! search needs ([`Simd`]). Both keep a lane's stack in registers, so they take boards
+//! search needs (`Simd`). Both keep a lane's stack in registers, so they take boards
 //! whose stack fits (see [`suits`]); others get the scalar search.
 
 mod avx2;

@@ -257,3 +257,12 @@ fn asking_for_the_gpu_without_one_exits_3_with_a_reason() {
 fn auto_backend_without_a_gpu_counts_on_the_cpu() {
     nqueen().args(["--backend", "auto", "fixtures/empty_1_16.in"]).assert().success().stdout(expected(Path::new("fixtures/empty_1_16.in")));
 }
+
+#[test]
+fn the_readme_shows_the_options_as_the_help_prints_them() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let after = readme.split("The output of `nqueen -h`").nth(1).expect("the README's option list");
+    let block = after.split("```text\n").nth(1).and_then(|b| b.split("\n```").next()).expect("a text block");
+    let help = nqueen().arg("-h").env("COLUMNS", "100").output().unwrap();
+    assert_eq!(block, String::from_utf8_lossy(&help.stdout).trim_end(), "README.md's option list differs from `nqueen -h`");
+}
