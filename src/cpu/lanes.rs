@@ -224,21 +224,47 @@ impl Lanes {
     }
 }
 
-/// Picks the search for `words` stack words, `due` columns and a `shared` table, and runs
-/// it through `run`, a function compiled for the instruction set: `$run::<DUE, ONE, W>`.
-macro_rules! dispatch {
-    ($run:ident, $words:expr, $due:expr, $shared:expr, $($args:expr),*) => {
-        match ($due, $shared.is_some(), $words <= 2) {
-            (false, false, true) => $run::<false, false, 2>($($args),*),
-            (false, false, false) => $run::<false, false, 4>($($args),*),
-            (false, true, true) => $run::<false, true, 2>($($args),*),
-            (false, true, false) => $run::<false, true, 4>($($args),*),
-            (true, _, true) => $run::<true, true, 2>($($args),*),
-            (true, _, false) => $run::<true, true, 4>($($args),*),
+/// Defines a width's entry point, `count`: it picks the search for `words` stack words,
+/// `due` columns and a `shared` table, and runs it compiled for the width's `$features`,
+/// over the width's [`Simd`] `$simd`.
+macro_rules! entry_point {
+    ($simd:ty, $features:literal) => {
+        /// [`super::Lanes::count`] on this width with stacks of `words` words.
+        ///
+        /// # Safety
+        /// Only where [`supported`], on a board that suits the lanes (see [`super::suits`]).
+        pub(super) unsafe fn count<'a>(
+            words: usize,
+            due: bool,
+            shared: Option<&[u32]>,
+            plan: &Plan,
+            depth: usize,
+            items: impl Iterator<Item = &'a Prefix>,
+            ctl: &Control,
+        ) -> Result<Tally, Interrupted> {
+            match (due, shared.is_some(), words <= 2) {
+                (false, false, true) => run::<false, false, 2>(plan, shared, depth, items, ctl),
+                (false, false, false) => run::<false, false, 4>(plan, shared, depth, items, ctl),
+                (false, true, true) => run::<false, true, 2>(plan, shared, depth, items, ctl),
+                (false, true, false) => run::<false, true, 4>(plan, shared, depth, items, ctl),
+                (true, _, true) => run::<true, true, 2>(plan, shared, depth, items, ctl),
+                (true, _, false) => run::<true, true, 4>(plan, shared, depth, items, ctl),
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        unsafe fn run<'a, const DUE: bool, const ONE: bool, const W: usize>(
+            plan: &Plan,
+            shared: Option<&[u32]>,
+            depth: usize,
+            items: impl Iterator<Item = &'a Prefix>,
+            ctl: &Control,
+        ) -> Result<Tally, Interrupted> {
+            search::<$simd, DUE, ONE, W>(plan, shared, depth, items, ctl)
         }
     };
 }
-use dispatch;
+use entry_point;
 
 /// Where lanes get their prefixes: `items`, all at row `depth` of `plan`, whose cells in
 /// that row take the due columns into account if `due`.

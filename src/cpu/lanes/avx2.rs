@@ -6,7 +6,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{dispatch, search::search, Simd, MAX_LANES};
+use super::{entry_point, search::search, Simd, MAX_LANES};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::Prefix;
@@ -17,32 +17,7 @@ pub(super) fn supported() -> bool {
     is_x86_feature_detected!("avx2")
 }
 
-/// [`super::Lanes::count`] on eight lanes with stacks of `words` words.
-///
-/// # Safety
-/// Only where [`supported`], on a board that suits the lanes (see [`super::suits`]).
-pub(super) unsafe fn count<'a>(
-    words: usize,
-    due: bool,
-    shared: Option<&[u32]>,
-    plan: &Plan,
-    depth: usize,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    dispatch!(run, words, due, shared, plan, shared, depth, items, ctl)
-}
-
-#[target_feature(enable = "avx2")]
-unsafe fn run<'a, const DUE: bool, const ONE: bool, const W: usize>(
-    plan: &Plan,
-    shared: Option<&[u32]>,
-    depth: usize,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    search::<Avx2, DUE, ONE, W>(plan, shared, depth, items, ctl)
-}
+entry_point!(Avx2, "avx2");
 
 /// Per-byte population counts: a shuffle looks up each half of every byte.
 #[inline(always)]

@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{dispatch, search::search, Simd, MAX_LANES};
+use super::{entry_point, search::search, Simd, MAX_LANES};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::Prefix;
@@ -15,32 +15,7 @@ pub(super) fn supported() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512cd") && is_x86_feature_detected!("avx512vpopcntdq")
 }
 
-/// [`super::Lanes::count`] on sixteen lanes with stacks of `words` words.
-///
-/// # Safety
-/// Only where [`supported`], on a board that suits the lanes (see [`super::suits`]).
-pub(super) unsafe fn count<'a>(
-    words: usize,
-    due: bool,
-    shared: Option<&[u32]>,
-    plan: &Plan,
-    depth: usize,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    dispatch!(run, words, due, shared, plan, shared, depth, items, ctl)
-}
-
-#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
-unsafe fn run<'a, const DUE: bool, const ONE: bool, const W: usize>(
-    plan: &Plan,
-    shared: Option<&[u32]>,
-    depth: usize,
-    items: impl Iterator<Item = &'a Prefix>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
-    search::<Avx512, DUE, ONE, W>(plan, shared, depth, items, ctl)
-}
+entry_point!(Avx512, "avx512f,avx512cd,avx512vpopcntdq");
 
 #[derive(Clone, Copy)]
 pub(super) struct Avx512;
