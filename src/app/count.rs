@@ -93,6 +93,8 @@ struct Counter<'a> {
 /// held the whole case).
 struct Counted {
     tally: Tally,
+    /// The board's hash (see [`work::sha256`]), where a record or checkpoint needs it.
+    board: String,
     plan: String,
     report: Option<Report>,
 }
@@ -143,10 +145,9 @@ impl Counter<'_> {
                 }
             };
             sink.line(&line)?;
-            let Counted { tally, plan, report } = counted;
+            let Counted { tally, board: hash, plan, report } = counted;
             if let Some(c) = &self.checkpoint {
-                let done =
-                    c.case(index, cases, &work::sha256(board.to_text().as_bytes()), &plan, self.shard.unwrap_or(Shard::WHOLE), tally);
+                let done = c.case(index, cases, &hash, &plan, self.shard.unwrap_or(Shard::WHOLE), tally);
                 if let Err(e) = done {
                     sink.say(format_args!("{name}: case {cases}: cannot record it in the checkpoint: {e}"));
                     return Err(Stop::Failed(Failure::Output));
@@ -185,7 +186,7 @@ impl Counter<'_> {
             file: name.to_string(),
             case,
             n: board.n(),
-            board: work::sha256(board.to_text().as_bytes()),
+            board: counted.board.clone(),
             plan: counted.plan.clone(),
             shard: shard.index,
             shards: shard.count,
@@ -226,6 +227,7 @@ impl Counter<'_> {
             let report = self.solver.solve(board, self.ctl).map_err(CaseError::Solve)?;
             return Ok(Counted {
                 tally: Tally { solutions: report.count, nodes: report.nodes },
+                board: String::new(),
                 plan: String::new(),
                 report: Some(report),
             });
@@ -237,7 +239,7 @@ impl Counter<'_> {
             None => Resume::Fresh,
         };
         if let Resume::Done { plan, tally } = resume {
-            return Ok(Counted { tally, plan, report: None });
+            return Ok(Counted { tally, board: hash, plan, report: None });
         }
         let prepared = self.solver.prepare(board, shard.count, self.checkpoint.is_some());
         let fingerprint = prepared.fingerprint();
@@ -256,7 +258,8 @@ impl Counter<'_> {
         let record = |unit: &Unit, tally: Tally| checkpoint.map_or(Ok(()), |c| c.unit(index, case, &hash, fingerprint, shard, unit, tally));
         let part = Part { selection: selection.without(&done), counted_before, work_before, record: Some(&record) };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
-        Ok(Counted { tally: Tally { solutions: report.count, nodes: report.nodes }, plan: fingerprint.clone(), report: Some(report) })
+        let tally = Tally { solutions: report.count, nodes: report.nodes };
+        Ok(Counted { tally, board: hash.clone(), plan: fingerprint.clone(), report: Some(report) })
     }
 
     /// With `--shard`, writes the end record of input `index`, which held `cases` cases up
