@@ -122,7 +122,7 @@ impl Case {
 
     /// What the case is counted from (see [`work::fingerprint`]).
     pub fn fingerprint(&self) -> String {
-        work::fingerprint(&self.plan, &self.base, Shard { index: 0, count: self.shards })
+        work::fingerprint(&self.plan, &self.base, &self.blocks, Shard { index: 0, count: self.shards })
     }
 
     /// The prefixes in `ranges`, in order: borrowed when they are all of them.

@@ -42,11 +42,24 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// `base` cut into blocks for `shards` shards, each estimated by seeded dives (block `i`
-    /// by the sequence of seed `i`), in parallel but with the same result on any pool.
+    /// `base` cut into blocks for `shards` shards, each estimated by seeded dives (a block by
+    /// the sequence its range seeds), in parallel but with the same result on any pool.
+    /// Blocks start as equal runs of prefixes; one estimated at more than twice the mean is
+    /// halved until it is not or holds one prefix, since prefixes of some split boards
+    /// have hundreds of times the mean's work and a block of them would outweigh a shard.
     pub fn estimated(plan: &Plan, base: &Prefixes, shards: usize) -> Blocks {
-        let ranges = even_ranges(base.items.len(), (shards * BLOCKS_PER_SHARD).max(LEAST_BLOCKS));
-        let estimates = ranges.par_iter().enumerate().map(|(i, r)| estimate(plan, &base.items[r.clone()], base.depth, i as u64)).collect();
+        let block = |r: Range<usize>| {
+            let e = estimate(plan, &base.items[r.clone()], base.depth, seed(&r));
+            (r, e)
+        };
+        let first = even_ranges(base.items.len(), (shards * BLOCKS_PER_SHARD).max(LEAST_BLOCKS));
+        let mut blocks: Vec<(Range<usize>, f64)> = first.into_par_iter().map(block).collect();
+        let most = 2.0 * blocks.iter().map(|(_, e)| e).sum::<f64>() / blocks.len().max(1) as f64;
+        let heavy = |(r, e): &(Range<usize>, f64)| *e > most && r.len() > 1;
+        while blocks.iter().any(heavy) {
+            blocks = blocks.into_par_iter().flat_map_iter(|b| if heavy(&b) { halved(b.0).map(block).to_vec() } else { vec![b] }).collect();
+        }
+        let (ranges, estimates) = blocks.into_iter().unzip();
         Blocks { ranges, estimates }
     }
 
@@ -106,6 +119,17 @@ fn estimate(plan: &Plan, items: &[Prefix], depth: usize, seed: u64) -> f64 {
         })
         .sum();
     total / DIVES_PER_BLOCK as f64 * items.len() as f64
+}
+
+/// The seed of a block's dives: its range's.
+fn seed(r: &Range<usize>) -> u64 {
+    (r.start as u64) << 32 ^ r.end as u64
+}
+
+/// `r` in two halves (the first the shorter).
+fn halved(r: Range<usize>) -> [Range<usize>; 2] {
+    let mid = r.start + r.len() / 2;
+    [r.start..mid, mid..r.end]
 }
 
 /// `0..len` cut into at most `parts` ranges of sizes differing by at most one, none empty.
@@ -222,10 +246,10 @@ impl Unit {
     }
 }
 
-/// A hex SHA-256 of `plan`, its prefixes `base` and `shard`: what a part record or a
-/// checkpoint's line was counted from, so that parts from different plans are never added
-/// up and a checkpoint is never applied to other prefixes.
-pub fn fingerprint(plan: &Plan, base: &Prefixes, shard: Shard) -> String {
+/// A hex SHA-256 of `plan`, its prefixes `base`, their `blocks` and `shard`: what a part
+/// record or a checkpoint's line was counted from, so that parts from different plans or
+/// splits are never added up and a checkpoint is never applied to other prefixes.
+pub fn fingerprint(plan: &Plan, base: &Prefixes, blocks: &Blocks, shard: Shard) -> String {
     let mut h = Sha256::new();
     let words = |h: &mut Sha256, xs: &mut dyn Iterator<Item = u64>| xs.for_each(|x| h.update(x.to_le_bytes()));
     words(
@@ -236,6 +260,7 @@ pub fn fingerprint(plan: &Plan, base: &Prefixes, shard: Shard) -> String {
         words(&mut h, &mut rows.iter().map(|&r| u64::from(r)).chain([w]));
     }
     words(&mut h, &mut base.items.iter().map(|p| u64::from(p.board) << 32 | u64::from(p.cols)));
+    words(&mut h, &mut blocks.ranges.iter().zip(&blocks.estimates).flat_map(|(r, e)| [r.end as u64, e.to_bits()]));
     hex(&h.finalize())
 }
 
@@ -294,6 +319,20 @@ mod tests {
     }
 
     #[test]
+    fn heavy_prefixes_are_blocked_apart_so_that_shards_balance() {
+        // The split of empty 20x20 has runs of prefixes with 170 times the mean's work:
+        // blocks of equal length left one shard with 2.8 times the mean.
+        let plan = Plan::optimized(&Board::empty(20).unwrap());
+        let base = expand(&plan, 128 * 1024);
+        let blocks = Blocks::estimated(&plan, &base, 64);
+        let mut load = [0.0; 64];
+        blocks.assignment(64).iter().zip(&blocks.estimates).for_each(|(&o, e)| load[o] += e);
+        let mean = load.iter().sum::<f64>() / 64.0;
+        let most = load.iter().cloned().fold(0.0, f64::max);
+        assert!(most < 1.05 * mean, "the heaviest shard has {:.2} times the mean", most / mean);
+    }
+
+    #[test]
     fn a_selection_less_what_is_done_keeps_the_rest() {
         let s = Selection { ranges: vec![0..10, 20..30] };
         assert_eq!(s.without(&[2..4, 8..22, 29..40]).ranges, vec![0..2, 4..8, 22..29]);
@@ -313,13 +352,15 @@ mod tests {
     }
 
     #[test]
-    fn fingerprints_tell_plans_and_shard_counts_apart() {
+    fn fingerprints_tell_plans_splits_and_shard_counts_apart() {
         let plan = Plan::optimized(&Board::empty(10).unwrap());
         let base = expand(&plan, 100);
-        let one = fingerprint(&plan, &base, Shard { index: 0, count: 4 });
-        assert_eq!(one, fingerprint(&plan, &base, Shard { index: 3, count: 4 }));
-        assert_ne!(one, fingerprint(&plan, &base, Shard { index: 0, count: 5 }));
-        assert_ne!(one, fingerprint(&Plan::plain(&Board::empty(10).unwrap()), &base, Shard { index: 0, count: 4 }));
+        let blocks = Blocks::estimated(&plan, &base, 4);
+        let one = fingerprint(&plan, &base, &blocks, Shard { index: 0, count: 4 });
+        assert_eq!(one, fingerprint(&plan, &base, &blocks, Shard { index: 3, count: 4 }));
+        assert_ne!(one, fingerprint(&plan, &base, &blocks, Shard { index: 0, count: 5 }));
+        assert_ne!(one, fingerprint(&plan, &base, &Blocks::uniform(&base), Shard { index: 0, count: 4 }));
+        assert_ne!(one, fingerprint(&Plan::plain(&Board::empty(10).unwrap()), &base, &blocks, Shard { index: 0, count: 4 }));
         assert_eq!(one.len(), 64);
     }
 }
