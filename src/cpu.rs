@@ -10,8 +10,10 @@ use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 use crate::tally::Tally;
 
+mod descend;
 #[cfg(target_arch = "x86_64")]
 pub mod lanes;
+mod pieces;
 
 /// How prefixes are handed to the pool's threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -19,7 +21,8 @@ pub enum Schedule {
     /// Fixed chunks of [`STATIC_CHUNK`] prefixes, chunk `i` to thread `i % threads`, as
     /// the exercise's OpenMP `schedule(static, 1024)` does.
     Static,
-    /// Chunks of [`DYNAMIC_CHUNK`] prefixes taken in order by whichever thread is free, as
+    /// Chunks of at most [`DYNAMIC_CHUNK`] prefixes (and, where their work is estimated, of
+    /// at most a small part of a thread's share) taken in order by whichever thread is free, as
     /// OpenMP's `schedule(dynamic)`: with many threads, fixed chunks leave threads idle
     /// while others finish the heavy ones.
     #[default]
@@ -34,12 +37,15 @@ pub const DYNAMIC_CHUNK: usize = 16;
 
 /// Counts all of `prefixes` on the current rayon pool: each thread takes its chunks as the
 /// schedule says and feeds their prefixes to one search, so that the lanes of
-/// [`lanes`] never wait for a chunk's last prefix. `work` is each prefix's estimated work,
-/// for the progress bar (empty: one each).
+/// [`lanes`] never wait for a chunk's last prefix. `work` is each prefix's estimated work
+/// (empty: one each), by which heavy prefixes are made finer and the dynamic schedule's
+/// chunks cut (see [`pieces`]), and the progress bar advances.
 pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
-    let depth = prefixes.depth;
-    let items = &prefixes.items[..];
     let threads = rayon::current_num_threads();
+    let finer = pieces::finer(plan, prefixes, work, threads);
+    ctl.advance(finer.dropped);
+    let (depth, items, work) = (finer.prefixes.depth, &finer.prefixes.items[..], &finer.work[..]);
+    let chunks = pieces::chunks(work, items.len(), threads);
     let taken = AtomicUsize::new(0);
     let search = Search::new(plan, depth);
     let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| {
@@ -47,18 +53,21 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
         let mine = std::iter::from_fn(|| {
             // A cancelled run stops taking chunks; its partial sums are thrown away below.
             ctl.check().ok()?;
-            let (start, size) = match schedule {
-                Schedule::Static => (dealt.next()?, STATIC_CHUNK),
-                Schedule::Dynamic => (taken.fetch_add(DYNAMIC_CHUNK, Ordering::Relaxed), DYNAMIC_CHUNK),
+            let range = match schedule {
+                Schedule::Static => dealt.next().map(|start| start..items.len().min(start + STATIC_CHUNK))?,
+                Schedule::Dynamic => {
+                    let i = taken.fetch_add(1, Ordering::Relaxed);
+                    *chunks.get(i)?..*chunks.get(i + 1)?
+                }
             };
-            let range = start..items.len().min(start + size);
             let chunk = items.get(range.clone())?;
             ctl.advance(work.get(range).map_or(chunk.len() as f64, |w| w.iter().sum()));
             Some(chunk)
         });
-        search.run(plan, depth, mine.flatten(), ctl)
+        search.run(plan, depth, mine.flatten().copied(), ctl)
     });
-    let total = outcome.into_iter().try_fold(Tally::default(), |a, b| b.map(|b| a + b))?;
+    let below = Tally { solutions: 0, nodes: u128::from(finer.nodes) };
+    let total = outcome.into_iter().try_fold(below, |a, b| b.map(|b| a + b))?;
     ctl.check()?;
     Ok(total)
 }
@@ -71,25 +80,36 @@ pub fn speedup_over_scalar(plan: &Plan, depth: usize) -> f64 {
 }
 
 /// The search [`count`] runs on prefixes at row `depth` of `plan` on this CPU, for
-/// `--stats`: "avx512" or "avx2" lanes, or "scalar".
-pub fn search_name(plan: &Plan, depth: usize) -> &'static str {
-    Search::new(plan, depth).profile().0
+/// `--stats`: "avx512" or "avx2" lanes (with the row they start at where it is deeper
+/// than `depth`), or "scalar".
+pub fn search_name(plan: &Plan, depth: usize) -> String {
+    let search = Search::new(plan, depth);
+    match search {
+        #[cfg(target_arch = "x86_64")]
+        Search::Lanes(_, row) if row > depth => format!("{} from row {row}", search.profile().0),
+        _ => search.profile().0.to_string(),
+    }
 }
 
 /// The search one thread runs over its prefixes: sixteen or eight lanes at a time where the
-/// CPU has AVX-512 or AVX2, else one prefix at a time.
+/// CPU has AVX-512 or AVX2, from the prefixes' row or a few rows further down, else one
+/// prefix at a time.
 enum Search {
+    /// The lanes, and the row they start at.
     #[cfg(target_arch = "x86_64")]
-    Lanes(lanes::Lanes),
+    Lanes(lanes::Lanes, usize),
     Scalar,
 }
 
 impl Search {
-    /// The fastest search this CPU can run on prefixes at row `depth` of `plan`.
+    /// The fastest search this CPU can run on prefixes at row `depth` of `plan`: the lanes
+    /// from the first row at or below `depth` that suits them (see [`lanes::suits`]).
     fn new(plan: &Plan, depth: usize) -> Search {
         #[cfg(target_arch = "x86_64")]
-        if let Some(lanes) = lanes::Isa::chosen().and_then(|isa| lanes::Lanes::new(isa, plan, depth)) {
-            return Search::Lanes(lanes);
+        if let Some(isa) = lanes::Isa::chosen() {
+            if let Some((lanes, row)) = (depth..plan.n).find_map(|row| lanes::Lanes::new(isa, plan, row).map(|l| (l, row))) {
+                return Search::Lanes(lanes, row);
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (plan, depth);
@@ -102,7 +122,7 @@ impl Search {
     fn profile(&self) -> (&'static str, f64) {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Search::Lanes(lanes) => match lanes.isa() {
+            Search::Lanes(lanes, _) => match lanes.isa() {
                 lanes::Isa::Avx512 => ("avx512", 4.4),
                 lanes::Isa::Avx2 => ("avx2", 1.7),
             },
@@ -110,14 +130,21 @@ impl Search {
         }
     }
 
-    /// Completes `prefixes`: weighted solutions and nodes.
-    fn run<'a>(&self, plan: &Plan, depth: usize, prefixes: impl Iterator<Item = &'a Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
+    /// Completes `prefixes` (at row `depth`): weighted solutions and nodes.
+    fn run(&self, plan: &Plan, depth: usize, prefixes: impl Iterator<Item = Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Search::Lanes(lanes) => lanes.count(plan, depth, prefixes, ctl),
+            Search::Lanes(lanes, row) if *row == depth => lanes.count(plan, depth, prefixes, ctl),
+            #[cfg(target_arch = "x86_64")]
+            Search::Lanes(lanes, row) => {
+                let nodes = std::cell::Cell::new(0);
+                let below = prefixes.flat_map(|p| descend::Descend::new(plan, p, depth, *row, lanes.uses_due(), &nodes));
+                let tally = lanes.count(plan, *row, below, ctl)?;
+                Ok(tally + Tally { solutions: 0, nodes: u128::from(nodes.get()) })
+            }
             Search::Scalar => prefixes.into_iter().try_fold(Tally::default(), |t, p| {
                 let b = p.board as usize;
-                let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, p, ctl)?;
+                let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, &p, ctl)?;
                 Ok(t + Tally::weighted(solutions, plan.weights[b], nodes))
             }),
         }
@@ -244,14 +271,18 @@ mod tests {
     #[test]
     fn the_speedup_over_scalar_follows_the_search_that_runs() {
         let plan = Plan::plain(&Board::empty(12).unwrap());
-        let expected = match search_name(&plan, 3) {
+        let expected = match search_name(&plan, 3).as_str() {
             "avx512" => 4.4,
             "avx2" => 1.7,
             _ => 1.0,
         };
         assert_eq!(speedup_over_scalar(&plan, 3), expected);
         // Fewer than three rows left: no lanes, the scalar search.
-        assert_eq!((search_name(&plan, 10), speedup_over_scalar(&plan, 10)), ("scalar", 1.0));
+        assert_eq!((search_name(&plan, 10).as_str(), speedup_over_scalar(&plan, 10)), ("scalar", 1.0));
+        // Empty 21x21 suits the lanes from row 7 (AVX-512) or 5 (AVX2) down.
+        let big = Plan::plain(&Board::empty(21).unwrap());
+        let below = ["avx512 from row 7", "avx2 from row 5", "scalar"];
+        assert!(below.contains(&search_name(&big, 3).as_str()), "{}", search_name(&big, 3));
     }
 
     #[test]
@@ -269,19 +300,67 @@ mod tests {
                             continue;
                         }
                         let depth = prefixes.depth;
-                        let scalar = Search::Scalar.run(&plan, depth, prefixes.items.iter(), &Control::default()).unwrap();
+                        let scalar = Search::Scalar.run(&plan, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
                         // The same plan without due columns, for lanes that leave them out.
                         let undue = Plan { due: vec![vec![0; n]; plan.boards.len()], ..plan.clone() };
-                        let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter(), &Control::default()).unwrap();
+                        let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
                         for isa in lanes::Isa::available() {
                             let lanes = lanes::Lanes::new(isa, &plan, depth).expect("three rows to search");
-                            let fast = lanes.count(&plan, depth, prefixes.items.iter(), &Control::default()).unwrap();
+                            let fast = lanes.count(&plan, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
                             let want = if lanes.uses_due() { scalar } else { scalar_undue };
                             assert_eq!(fast, want, "{isa:?} n={n} density={density} min={min}");
                             assert_eq!(fast.solutions, scalar.solutions);
                         }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn lanes_below_the_prefixes_agree_with_the_scalar_search() {
+        // Boards too large for the lanes at the prefixes' row, with obstacles enough to
+        // keep the search small; some prefixes have no prefix below them.
+        let mut rng = crate::rng::Rng::new(5);
+        let mut found = 0;
+        for n in [20, 21, 22] {
+            let board = Board::from_fn(n, |_, _| !rng.chance(0.6)).unwrap();
+            for plan in [Plan::plain(&board), Plan::optimized(&board)] {
+                let prefixes = expand(&plan, 40);
+                let depth = prefixes.depth;
+                let scalar = Search::Scalar.run(&plan, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
+                let undue = Plan { due: vec![vec![0; n]; plan.boards.len()], ..plan.clone() };
+                let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
+                for isa in lanes::Isa::available() {
+                    let row = (depth..n).find(|&row| lanes::suits(isa, &plan, row)).expect("a row that suits the lanes");
+                    assert!(row > depth, "n={n}: the lanes fit at the prefixes' row {depth}");
+                    let lanes = lanes::Lanes::new(isa, &plan, row).unwrap();
+                    let want = if lanes.uses_due() { scalar } else { scalar_undue };
+                    let search = Search::Lanes(lanes, row);
+                    let fast = search.run(&plan, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
+                    assert_eq!(fast, want, "{isa:?} n={n} from row {depth} to {row}");
+                    assert_eq!(fast.solutions, scalar.solutions);
+                }
+                found += scalar.solutions;
+            }
+        }
+        assert!(found > 0);
+    }
+
+    #[test]
+    fn heavy_prefixes_made_finer_count_the_same() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        for board in [Board::empty(13).unwrap(), Board::from_fn(14, |r, c| (r * 7 + c * 3) % 11 != 0).unwrap()] {
+            for plan in [Plan::plain(&board), Plan::optimized(&board)] {
+                let base = expand(&plan, 500);
+                let mut work = vec![1.0; base.items.len()];
+                work.iter_mut().step_by(50).for_each(|w| *w = 2000.0);
+                assert!(pieces::finer(&plan, &base, &work, 4).prefixes.depth > base.depth);
+                let ctl = Control::default();
+                let even = pool.install(|| count(&plan, &base, &[], Schedule::Dynamic, &ctl)).unwrap();
+                let finer = pool.install(|| count(&plan, &base, &work, Schedule::Dynamic, &ctl)).unwrap();
+                assert_eq!(finer.solutions, even.solutions);
             }
         }
     }

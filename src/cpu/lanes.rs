@@ -206,13 +206,7 @@ impl Lanes {
 
     /// Completes `items` (prefixes at the row and of the plan these lanes were made for)
     /// and returns the weighted solutions and nodes.
-    pub fn count<'a>(
-        &self,
-        plan: &Plan,
-        depth: usize,
-        items: impl Iterator<Item = &'a Prefix>,
-        ctl: &Control,
-    ) -> Result<Tally, Interrupted> {
+    pub fn count(&self, plan: &Plan, depth: usize, items: impl Iterator<Item = Prefix>, ctl: &Control) -> Result<Tally, Interrupted> {
         let shared = self.shared.as_deref();
         // SAFETY: `new` saw the instruction set, and the board suits the lanes.
         unsafe {
@@ -233,13 +227,13 @@ macro_rules! entry_point {
         ///
         /// # Safety
         /// Only where [`supported`], on a board that suits the lanes (see [`super::suits`]).
-        pub(super) unsafe fn count<'a>(
+        pub(super) unsafe fn count(
             words: usize,
             due: bool,
             shared: Option<&[u32]>,
             plan: &Plan,
             depth: usize,
-            items: impl Iterator<Item = &'a Prefix>,
+            items: impl Iterator<Item = Prefix>,
             ctl: &Control,
         ) -> Result<Tally, Interrupted> {
             match (due, shared.is_some(), words <= 2) {
@@ -253,11 +247,11 @@ macro_rules! entry_point {
         }
 
         #[target_feature(enable = $features)]
-        unsafe fn run<'a, const DUE: bool, const ONE: bool, const W: usize>(
+        unsafe fn run<const DUE: bool, const ONE: bool, const W: usize>(
             plan: &Plan,
             shared: Option<&[u32]>,
             depth: usize,
-            items: impl Iterator<Item = &'a Prefix>,
+            items: impl Iterator<Item = Prefix>,
             ctl: &Control,
         ) -> Result<Tally, Interrupted> {
             search::<$simd, DUE, ONE, W>(plan, shared, depth, items, ctl)
@@ -268,7 +262,7 @@ use entry_point;
 
 /// Where lanes get their prefixes: `items`, all at row `depth` of `plan`, whose cells in
 /// that row take the due columns into account if `due`.
-struct Feed<'p, 'a, I: Iterator<Item = &'a Prefix>> {
+struct Feed<'p, I: Iterator<Item = Prefix>> {
     items: Peekable<I>,
     plan: &'p Plan,
     depth: usize,
@@ -310,10 +304,10 @@ impl Spill {
     /// Ends the prefixes of the lanes in `done` and hands idle lanes the next prefixes of
     /// `feed`, in lane order, while `admit` takes them; returns the mask of lanes holding a
     /// prefix.
-    fn refill<'a, I: Iterator<Item = &'a Prefix>>(
+    fn refill<I: Iterator<Item = Prefix>>(
         &mut self,
         done: u32,
-        feed: &mut Feed<'_, 'a, I>,
+        feed: &mut Feed<'_, I>,
         total: &mut Tally,
         mut admit: impl FnMut(usize, &Prefix) -> bool,
     ) -> u32 {
@@ -375,8 +369,8 @@ mod tests {
                 // SAFETY: the instruction set is available and the board suits the lanes.
                 let lanes = unsafe {
                     match isa {
-                        Isa::Avx512 => avx512::count(words, due, shared.as_deref(), plan, depth, prefixes.items.iter(), &ctl),
-                        Isa::Avx2 => avx2::count(words, due, shared.as_deref(), plan, depth, prefixes.items.iter(), &ctl),
+                        Isa::Avx512 => avx512::count(words, due, shared.as_deref(), plan, depth, prefixes.items.iter().copied(), &ctl),
+                        Isa::Avx2 => avx2::count(words, due, shared.as_deref(), plan, depth, prefixes.items.iter().copied(), &ctl),
                     }
                 };
                 assert_eq!(lanes.unwrap(), scalar, "{isa:?} n={} depth={depth} words={words}", plan.n);

@@ -170,11 +170,11 @@ impl<S: Simd> State<S> {
 /// see [`super::shared_rows`]) and stacks of `W` words. Call only where `S`'s instruction
 /// set is present and inline into a function compiled for it.
 #[inline(always)]
-pub(super) unsafe fn search<'a, S: Simd, const DUE: bool, const ONE: bool, const W: usize>(
+pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const W: usize>(
     plan: &Plan,
     shared: Option<&[u32]>,
     depth: usize,
-    items: impl Iterator<Item = &'a Prefix>,
+    items: impl Iterator<Item = Prefix>,
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
     let zero = S::splat(0);
