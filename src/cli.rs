@@ -56,7 +56,8 @@ pub struct Cli {
     devices: Option<Vec<usize>>,
 
     /// Prefixes to aim for on the GPU (tuning; by default one per 20K estimated nodes on
-    /// small trees down to one per 10K from 8e11 nodes, between 256K and 256M).
+    /// small trees down to one per 10K from 8e11 nodes, between 256K and 256M, and more
+    /// where one would hold over 5e5 nodes).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     gpu_prefixes: Option<u64>,
 

@@ -48,7 +48,7 @@ impl Iterator for Descend<'_> {
 
     fn next(&mut self) -> Option<Prefix> {
         loop {
-            let row = self.from + self.stack.len().checked_sub(1)?;
+            let row = self.from + self.stack.len().saturating_sub(1);
             let (p, avail) = self.stack.last_mut()?;
             if *avail == 0 {
                 self.stack.pop();

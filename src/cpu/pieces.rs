@@ -16,7 +16,8 @@ use crate::prefix::Prefixes;
 const PREFIXES_PER_SHARE: f64 = 16.0;
 /// A thread's share of the work over the most that one chunk may hold.
 const CHUNKS_PER_SHARE: f64 = 64.0;
-/// Prefixes past which none is made finer (16 bytes each).
+/// Prefixes from which none is made finer (16 bytes each): the last row taken may still
+/// multiply them by up to n.
 const MOST_PREFIXES: usize = 1 << 22;
 
 /// Prefixes ready to deal to the threads.
