@@ -4,6 +4,7 @@
 //! column and what was expected; the exit status says what went wrong first.
 
 mod count;
+mod dry_run;
 mod merge;
 mod table;
 
@@ -14,7 +15,7 @@ use std::sync::Arc;
 
 use crate::control::Control;
 use crate::solve::{Options, Solver};
-use crate::work::Shard;
+use crate::work::Shards;
 
 /// Exit status: every case answered.
 pub const EXIT_OK: i32 = 0;
@@ -49,9 +50,10 @@ impl Input {
 /// What a run does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Counts every case of the inputs: all of it, or one shard with `shard`, resuming from
-    /// and recording into `checkpoint` if given; with `unique`, its unique solutions too.
-    Count { shard: Option<Shard>, checkpoint: Option<PathBuf>, unique: bool },
+    /// Counts every case of the inputs: all of it, or some of its shards with `shards`,
+    /// resuming from and recording into `checkpoint` if given; with `unique`, its unique
+    /// solutions too. With `dry_run`, plans them and says what would be counted instead.
+    Count { shards: Option<Shards>, checkpoint: Option<PathBuf>, unique: bool, dry_run: bool },
     /// Adds up the part files given as inputs; with `status`, only says what is missing.
     Merge { status: bool },
     /// Prints the table of empty boards `from..=to`, with their unique counts.
@@ -128,8 +130,8 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     let mut outcome = Outcome::default();
     let mut sink = Sink { out, err };
     match &config.mode {
-        Mode::Count { shard, checkpoint, unique } => {
-            count::run(config, *shard, *unique, checkpoint.as_deref(), solver, ctl, &mut sink, &mut outcome)
+        Mode::Count { shards, checkpoint, unique, dry_run } => {
+            count::run(config, shards.as_ref(), *unique, checkpoint.as_deref(), *dry_run, solver, ctl, &mut sink, &mut outcome)
         }
         Mode::Merge { status } => merge::run(&config.inputs, *status, &mut sink, &mut outcome),
         Mode::Table { from, to } => table::run(*from, *to, config.stats, config.progress, solver, ctl, &mut sink, &mut outcome),

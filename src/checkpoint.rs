@@ -110,16 +110,23 @@ impl Line {
     }
 }
 
-/// What a checkpoint holds of one case.
+/// What a checkpoint holds of one shard of one case.
 #[derive(Clone, Debug, Default)]
 struct Entry {
-    board: String,
-    shard: (usize, usize),
-    /// The plan the units were counted from, and the units.
+    /// The prefixes the units were counted from (see
+    /// [`crate::split::prefixes_fingerprint`]), and the units.
     plan: Option<String>,
     units: Vec<(Vec<Range<usize>>, Tally)>,
-    /// The case's whole count and plan, once it is done.
+    /// The shard's whole count and the split it was counted from, once it is done.
     done: Option<(String, Tally)>,
+}
+
+/// What every shard of one case recorded must agree on: the board's hash, and the number
+/// of shards with the first one recorded.
+#[derive(Clone, Debug)]
+struct CaseKey {
+    board: String,
+    shard: (usize, usize),
 }
 
 /// A case as the checkpoint has it.
@@ -127,9 +134,9 @@ struct Entry {
 pub enum Resume {
     /// Nothing recorded.
     Fresh,
-    /// Counted whole, from the plan `plan`.
+    /// Counted whole, from the split `plan`.
     Done { plan: String, tally: Tally },
-    /// Some prefixes counted: their ranges and tally, from the plan `plan`.
+    /// Some prefixes counted: their ranges and tally, from the prefixes `plan`.
     Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally },
 }
 
@@ -137,7 +144,10 @@ pub enum Resume {
 pub struct Checkpoint {
     path: PathBuf,
     file: Mutex<File>,
-    entries: HashMap<(usize, usize), Entry>,
+    /// By input and case.
+    cases: HashMap<(usize, usize), CaseKey>,
+    /// By input, case and shard.
+    entries: HashMap<(usize, usize, usize), Entry>,
 }
 
 /// Why a checkpoint cannot be used; every message names the file.
@@ -163,7 +173,8 @@ impl Checkpoint {
             file.set_len(kept_bytes).map_err(|e| fail(format!("cannot drop its torn last line: {e}")))?;
             warning = Some(format!("checkpoint {name}: dropped its torn last line {line} (a run was stopped mid-write)"));
         }
-        let mut checkpoint = Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), entries: HashMap::new() };
+        let mut checkpoint =
+            Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), cases: HashMap::new(), entries: HashMap::new() };
         if lines.is_empty() {
             let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version() };
             checkpoint.append(&Line::Header(header)).map_err(|e| fail(e.to_string()))?;
@@ -196,10 +207,11 @@ impl Checkpoint {
             Line::Case(l) => (l.input, l.case, l.board.clone(), (l.shard, l.shards)),
             Line::Header(_) => unreachable!("headers are taken by open"),
         };
-        let entry = self.entries.entry((input, case)).or_insert_with(|| Entry { board: board.clone(), shard, ..Entry::default() });
-        if entry.board != board || entry.shard != shard {
-            return Err(format!("case {case} of input {} is recorded for two different boards or shards", input + 1));
+        let key = self.cases.entry((input, case)).or_insert_with(|| CaseKey { board: board.clone(), shard });
+        if key.board != board || key.shard.1 != shard.1 {
+            return Err(format!("case {case} of input {} is recorded for two different boards or numbers of shards", input + 1));
         }
+        let entry = self.entries.entry((input, case, shard.0)).or_default();
         match line {
             Line::Unit(l) => {
                 if entry.plan.as_ref().is_some_and(|p| *p != l.plan) {
@@ -214,18 +226,18 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// What the checkpoint holds of case `case` of input `input` (from 0), whose board's
-    /// hash is `board`, counted as `shard`; an error when it holds that case for another
-    /// board or shard (a checkpoint of another input).
+    /// What the checkpoint holds of shard `shard` of case `case` of input `input` (from
+    /// 0), whose board's hash is `board`; an error when it holds that case for another
+    /// board or number of shards (a checkpoint of another input or split).
     pub fn resume(&self, input: usize, case: usize, board: &str, shard: Shard) -> Result<Resume, CheckpointError> {
-        let Some(entry) = self.entries.get(&(input, case)) else { return Ok(Resume::Fresh) };
-        if entry.board != board {
+        let Some(key) = self.cases.get(&(input, case)) else { return Ok(Resume::Fresh) };
+        if key.board != board {
             return Err(
                 self.error(format!("case {case} of input {} was counted for another board: it was written for another input", input + 1))
             );
         }
-        if entry.shard != (shard.index, shard.count) {
-            let (k, m) = entry.shard;
+        if key.shard.1 != shard.count {
+            let (k, m) = key.shard;
             return Err(self.error(format!(
                 "case {case} of input {} was counted as shard {k}/{m}, not {}/{}",
                 input + 1,
@@ -233,6 +245,7 @@ impl Checkpoint {
                 shard.count
             )));
         }
+        let Some(entry) = self.entries.get(&(input, case, shard.index)) else { return Ok(Resume::Fresh) };
         if let Some((plan, tally)) = entry.done.clone() {
             return Ok(Resume::Done { plan, tally });
         }
@@ -241,9 +254,9 @@ impl Checkpoint {
         Ok(entry.plan.clone().map_or(Resume::Fresh, |plan| Resume::Partial { plan, ranges, tally }))
     }
 
-    /// Checks that `ranges`, recorded from the plan `recorded`, may be taken off
-    /// `selection`, counted from the plan `plan`: the same plan, ranges within the
-    /// selection and none counted twice.
+    /// Checks that `ranges`, recorded from the prefixes `recorded`, may be taken off
+    /// `selection`, counted from the prefixes `plan`: the same prefixes, ranges within
+    /// the selection and none counted twice.
     pub fn check_partial(&self, recorded: &str, plan: &str, ranges: &[Range<usize>], selection: &Selection) -> Result<(), CheckpointError> {
         if recorded != plan {
             return Err(self.error(
@@ -257,8 +270,8 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Records that `unit` of a case (as [`Checkpoint::resume`] names it, counted from the
-    /// plan `plan`) counted `tally`; returns once the line is on disk.
+    /// Records that `unit` of a case's shard (as [`Checkpoint::resume`] names it, counted
+    /// from the prefixes `plan`) counted `tally`; returns once the line is on disk.
     #[allow(clippy::too_many_arguments)]
     pub fn unit(&self, input: usize, case: usize, board: &str, plan: &str, shard: Shard, unit: &Unit, tally: Tally) -> io::Result<()> {
         let ranges = unit.ranges.iter().map(|r| [r.start, r.end]).collect();
@@ -278,8 +291,8 @@ impl Checkpoint {
         }))
     }
 
-    /// Records that a case (as [`Checkpoint::resume`] names it) is counted whole from the
-    /// plan `plan`, `tally`.
+    /// Records that a case's shard (as [`Checkpoint::resume`] names it) is counted whole
+    /// from the split `plan`, `tally`.
     pub fn case(&self, input: usize, case: usize, board: &str, plan: &str, shard: Shard, tally: Tally) -> io::Result<()> {
         let (shard, shards, board, plan) = (shard.index, shard.count, board.to_string(), plan.to_string());
         self.append(&Line::Case(CaseLine {
@@ -375,6 +388,23 @@ mod tests {
         assert!(c.check_partial("p1", "p2", &[0..5], &selection).is_err());
         assert!(c.check_partial("p1", "p1", &[0..5, 4..6], &selection).is_err());
         assert!(c.check_partial("p1", "p1", &[10..14], &selection).is_err());
+    }
+
+    #[test]
+    fn several_shards_of_a_case_are_kept_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let (c, _) = Checkpoint::open(&path).unwrap();
+        let shard = |index| Shard { index, count: 4 };
+        let t = Tally { solutions: 5, nodes: 50 };
+        c.unit(0, 1, "b", "p1", shard(1), &unit(&[0..3]), t).unwrap();
+        c.case(0, 1, "b", "s", shard(2), t).unwrap();
+        drop(c);
+        let (c, _) = Checkpoint::open(&path).unwrap();
+        assert_eq!(c.resume(0, 1, "b", shard(1)).unwrap(), Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t });
+        assert_eq!(c.resume(0, 1, "b", shard(2)).unwrap(), Resume::Done { plan: "s".into(), tally: t });
+        assert_eq!(c.resume(0, 1, "b", shard(0)).unwrap(), Resume::Fresh);
+        assert!(c.resume(0, 1, "b", Shard { index: 1, count: 5 }).unwrap_err().0.contains("shard 1/4, not 1/5"));
     }
 
     #[test]

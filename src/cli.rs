@@ -7,7 +7,7 @@ use clap::{Parser, ValueEnum};
 use nqueen::app::{Config, Input, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
-use nqueen::work::Shard;
+use nqueen::work::Shards;
 
 /// The most worker threads `-j` takes: every thread is started before any work, so a typo
 /// of a few zeros must not start tens of thousands.
@@ -78,14 +78,21 @@ pub struct Cli {
 
     /// Print the table of the empty boards n = A..B instead of reading input: n, the
     /// count, the unique count and the seconds each took (1 <= A <= B <= 32).
-    #[arg(long, value_name = "A..B", value_parser = table, conflicts_with_all = ["files", "shard", "checkpoint", "merge"])]
+    #[arg(long, value_name = "A..B", value_parser = table, conflicts_with_all = ["files", "shard", "checkpoint", "merge", "dry_run"])]
     table: Option<(usize, usize)>,
 
     /// Count only shard K (from 0) of M of every case, and print a JSON part record per
     /// case instead of its answer; the M shards of a case add up to its count (see --merge).
-    /// Every machine splits a board into the same shards.
+    /// Every machine splits a board into the same shards, and plans only its own. K may be
+    /// a list of shards and ranges, e.g. 0-15 or 3,17,40-42: one run counts each in turn,
+    /// with a part record for each.
     #[arg(long, value_name = "K/M", value_parser = shard, help_heading = "Counting past one machine")]
-    shard: Option<Shard>,
+    shard: Option<Shards>,
+
+    /// Plan each case (with --shard, each of its shards) without counting it, and print
+    /// what would be counted as a JSON line: its roots, prefixes and estimated search nodes.
+    #[arg(long, conflicts_with_all = ["checkpoint", "unique"], help_heading = "Counting past one machine")]
+    dry_run: bool,
 
     /// Append each finished unit of work and case to FILE (synced to disk), and skip what
     /// it already holds: a run stopped at any moment and started again with the same
@@ -95,7 +102,7 @@ pub struct Cli {
 
     /// Add up the part records in the FILEs (from --shard runs) and print the answers a
     /// plain run would; a missing, repeated or mismatched shard is an error.
-    #[arg(long, conflicts_with_all = ["shard", "checkpoint"], help_heading = "Counting past one machine")]
+    #[arg(long, conflicts_with_all = ["shard", "checkpoint", "dry_run"], help_heading = "Counting past one machine")]
     merge: bool,
 
     /// With --merge: only list what each case still lacks (exit status 1 while incomplete).
@@ -115,18 +122,35 @@ fn table(text: &str) -> Result<(usize, usize), String> {
     Ok((a, b))
 }
 
-/// Parses "K/M": shard K, from 0, of M.
-fn shard(text: &str) -> Result<Shard, String> {
-    let (k, m) = text.split_once('/').ok_or("expected K/M, shard K (from 0) of M, e.g. 3/64")?;
-    let k: usize = k.trim().parse().map_err(|_| format!("{k:?} is not a shard number"))?;
+/// Parses "K/M": shard K, from 0, of M, where K may be a comma-separated list of shards
+/// and ranges A-B.
+fn shard(text: &str) -> Result<Shards, String> {
+    let (list, m) = text.rsplit_once('/').ok_or("expected K/M, shard K (from 0) of M, e.g. 3/64 or 0-15/64")?;
     let m: usize = m.trim().parse().map_err(|_| format!("{m:?} is not a number of shards"))?;
     if m == 0 {
         return Err("M must be at least 1".into());
     }
-    if k >= m {
-        return Err(format!("shards are numbered from 0, so K must be below M ({m})"));
+    let number = |k: &str| k.trim().parse::<usize>().map_err(|_| format!("{k:?} is not a shard number"));
+    let mut indices = Vec::new();
+    for item in list.split(',') {
+        let (a, b) = match item.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(item)?, number(item)?),
+        };
+        if a > b {
+            return Err(format!("{item:?}: a range runs from the lower shard to the higher"));
+        }
+        if b >= m {
+            return Err(format!("shards are numbered from 0, so K must be below M ({m})"));
+        }
+        indices.extend(a..=b);
     }
-    Ok(Shard { index: k, count: m })
+    let mut sorted = indices.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("shard {} is listed twice", w[0]));
+    }
+    Ok(Shards { indices, count: m })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -162,13 +186,15 @@ impl Cli {
         } else if self.merge {
             Mode::Merge { status: self.status }
         } else {
-            Mode::Count { shard: self.shard, checkpoint: self.checkpoint.clone(), unique: self.unique }
+            Mode::Count { shards: self.shard.clone(), checkpoint: self.checkpoint.clone(), unique: self.unique, dry_run: self.dry_run }
         };
         Config {
             inputs,
             mode,
             solve: Options {
+                // A dry run counts nothing, so it never opens a GPU.
                 backend: match self.backend {
+                    _ if self.dry_run => BackendChoice::Cpu,
                     BackendArg::Auto => BackendChoice::Auto,
                     BackendArg::Cpu => BackendChoice::Cpu,
                     BackendArg::Gpu => BackendChoice::Gpu,

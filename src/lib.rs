@@ -35,6 +35,7 @@ pub mod prefix;
 pub mod progress;
 pub mod rng;
 pub mod solve;
+pub mod split;
 pub mod symmetry;
 pub mod tally;
 pub mod unique;

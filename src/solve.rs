@@ -18,8 +18,9 @@ use crate::cpu::{self, Schedule};
 use crate::gpu::{self, GpuCountError, GpuError, Units};
 use crate::plan::{self, Plan};
 use crate::prefix::{self, Prefix, Prefixes};
+use crate::split::{self, Root, Split};
 use crate::tally::Tally;
-use crate::work::{self, Blocks, Selection, Shard, Unit};
+use crate::work::{Blocks, Selection, Shard, Unit};
 use auto::{cpu_surely_takes, cpu_would_take, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
 use opener::Opener;
 pub use report::Report;
@@ -98,20 +99,26 @@ impl From<Interrupted> for SolveError {
     }
 }
 
-/// A board made ready to count: its plan, its prefixes and their blocks, the same on
-/// every machine for the same board, options and number of shards.
+/// A board made ready to count: its plan and the prefixes to count, all of the case's or
+/// one shard's, the same on every machine for the same board, options and shard.
 pub struct Case {
     pub plan: Plan,
-    /// Every prefix of the case; shards and units are ranges of it.
+    /// The prefixes to count; units are ranges of them.
     pub base: Prefixes,
-    pub blocks: Blocks,
-    /// Whether `blocks` holds estimated search nodes (else one unit of work a prefix).
+    /// The shard's roots, where the case was split (see [`crate::split`]).
+    pub roots: Vec<Root>,
+    /// Whether the prefixes' search nodes were estimated (else one unit of work each).
     pub estimated: bool,
-    /// Each prefix's estimated work, where `blocks` holds estimates; else empty.
+    /// Each prefix's estimated work, where estimated; else empty.
     work: Vec<f64>,
-    shards: usize,
+    /// The whole case's estimated search nodes, where estimated.
+    pub whole: f64,
+    /// What decides the case's split (see [`Split::fingerprint`]), where it was split.
+    pub split: String,
+    /// The shard the prefixes are of.
+    pub shard: Shard,
     started: Instant,
-    plan_time: Duration,
+    pub plan_time: Duration,
 }
 
 impl Case {
@@ -120,9 +127,15 @@ impl Case {
         &self.work
     }
 
-    /// What the case is counted from (see [`work::fingerprint`]).
-    pub fn fingerprint(&self) -> String {
-        work::fingerprint(&self.plan, &self.base, &self.blocks, Shard { index: 0, count: self.shards })
+    /// What a checkpoint's units of this case were counted from (see
+    /// [`split::prefixes_fingerprint`]).
+    pub fn prefixes_fingerprint(&self) -> String {
+        split::prefixes_fingerprint(&self.split, self.shard, &self.base)
+    }
+
+    /// All of its prefixes.
+    pub fn all(&self) -> Selection {
+        Selection::all(self.base.items.len())
     }
 
     /// The prefixes in `ranges`, in order: borrowed when they are all of them.
@@ -165,6 +178,9 @@ pub struct Solver {
     gpu: Opener,
     /// Whether `auto` has said why it counts on the CPU (once a run).
     warned: bool,
+    /// The last board split for shards, with its plan and split, for the next of its
+    /// shards.
+    last_split: Option<(Board, Plan, Split)>,
 }
 
 impl Solver {
@@ -172,7 +188,7 @@ impl Solver {
     pub fn new(options: Options) -> Solver {
         let gpu =
             if options.backend == BackendChoice::Gpu { Opener::start(options.devices.clone(), options.quick_exit) } else { Opener::Idle };
-        Solver { options, gpu, warned: false }
+        Solver { options, gpu, warned: false, last_split: None }
     }
 
     /// The GPU, waiting for it to open if need be; an error when none is usable.
@@ -197,42 +213,67 @@ impl Solver {
             }
         }
         // Small boards were counted above (or, for the GPU, go to it planned as any other).
-        let case = self.plan_case(board, 1, false, false);
-        let part = Part { selection: case.blocks.of_shard(Shard::WHOLE), counted_before: Tally::default(), work_before: 0.0, record: None };
+        let case = self.whole_case(board);
+        let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
         self.count(board, &case, &part, ctl)
     }
 
-    /// Plans `board` and divides its prefixes for `shards` shards: the same on every
-    /// machine (see [`crate::work`]). Blocks are estimated when there are several shards,
-    /// when `estimate` asks for it, or when the case is large enough to show progress.
-    /// With `auto`, the GPU starts opening in the background if the board may need it.
-    pub fn prepare(&mut self, board: &Board, shards: usize, estimate: bool) -> Case {
+    /// Plans `board` and finds the prefixes of its shard `shard` (see [`crate::split`]),
+    /// the same on every machine, estimated for units of work and the progress bar. A
+    /// board too small to split lies whole in shard 0. With `auto`, the GPU starts opening
+    /// in the background if the shard may need it.
+    pub fn prepare(&mut self, board: &Board, shard: Shard) -> Case {
+        let started = Instant::now();
         let small = plan::small_count(board).is_some();
-        self.plan_case(board, shards, estimate, small)
+        let (plan, split) = match self.last_split.take() {
+            Some((b, plan, split)) if b == *board && split.shards() == shard.count => (plan, split),
+            _ if small => {
+                let plan = Plan::plain(board);
+                let split = Split::all_in_first(&plan, shard.count);
+                (plan, split)
+            }
+            _ => {
+                let plan = self.plan(board, shard.count);
+                let split = Split::new(&plan, shard.count);
+                (plan, split)
+            }
+        };
+        let roots = split.roots(&plan, shard.index);
+        let estimate = roots.iter().map(|r| r.estimate).sum::<f64>();
+        let least = if small { 1 } else { prefix::cpu_target(Some(estimate)) };
+        let (base, work) = split::prefixes(&plan, &roots, least);
+        let fingerprint = split.fingerprint(&plan);
+        let whole = split.total();
+        self.last_split = Some((board.clone(), plan.clone(), split));
+        Case { plan, base, roots, estimated: true, work, whole, split: fingerprint, shard, started, plan_time: started.elapsed() }
     }
 
-    /// [`Solver::prepare`], told whether the board is small enough to count in one piece.
-    fn plan_case(&mut self, board: &Board, shards: usize, estimate: bool, small: bool) -> Case {
+    /// Plans all of `board` for a plain count: its first rows expanded into the CPU's
+    /// prefixes, estimated only where the case is large enough to show progress.
+    fn whole_case(&mut self, board: &Board) -> Case {
         let started = Instant::now();
-        let (plan, base) = if small {
-            // Counted in one piece, by whichever backend: all of it in shard 0.
-            (Plan::plain(board), Prefixes { depth: 0, items: vec![Prefix::default()] })
+        let plan = self.plan(board, 1);
+        let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
+        let estimated = plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
+        let work = if estimated { Blocks::estimated(&plan, &base).per_prefix() } else { Vec::new() };
+        let whole = work.iter().sum();
+        let (roots, split) = (Vec::new(), String::new());
+        Case { plan, base, roots, estimated, work, whole, split, shard: Shard::WHOLE, started, plan_time: started.elapsed() }
+    }
+
+    /// The plan to count `board` by, over `shards` shards; with `auto`, the GPU starts
+    /// opening in the background as soon as an estimate says a shard may need it.
+    fn plan(&mut self, board: &Board, shards: usize) -> Plan {
+        let as_is = Plan::as_is(board);
+        let per_shard = |e: Option<f64>| e.map(|e| e / shards as f64);
+        let plan = if self.options.no_symmetry {
+            as_is
         } else {
-            let as_is = Plan::as_is(board);
-            let plan = if self.options.no_symmetry {
-                as_is
-            } else {
-                self.open_gpu_if_needed(as_is.expected_nodes, PLANNING_CUT);
-                Plan::chosen(board, as_is)
-            };
-            self.open_gpu_if_needed(plan.expected_nodes, 1.0);
-            let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes).max(work::BLOCKS_PER_SHARD * shards));
-            (plan, base)
+            self.open_gpu_if_needed(per_shard(as_is.expected_nodes), PLANNING_CUT);
+            Plan::chosen(board, as_is)
         };
-        let estimated = shards > 1 || estimate || plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
-        let blocks = if estimated { Blocks::estimated(&plan, &base, shards) } else { Blocks::uniform(&base) };
-        let work = if estimated { blocks.per_prefix() } else { Vec::new() };
-        Case { plan, base, blocks, estimated, work, shards, started, plan_time: started.elapsed() }
+        self.open_gpu_if_needed(per_shard(plan.expected_nodes), 1.0);
+        plan
     }
 
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
@@ -374,9 +415,8 @@ impl Solver {
         // A part of a case (a shard, or what a checkpoint left) gets its share of the whole
         // case's prefixes, so that they are as small as the whole case's: a part has as
         // heavy prefixes as the whole, and the heaviest makes the tail of the count.
-        let whole = case.work().iter().sum::<f64>();
-        let share = if case.estimated && whole > 0.0 { estimated_nodes / whole } else { 1.0 };
-        let basis = if share < 1.0 { whole } else { estimated_nodes };
+        let share = if case.estimated && case.whole > 0.0 { estimated_nodes / case.whole } else { 1.0 };
+        let basis = if share < 1.0 { case.whole } else { estimated_nodes };
         let target = self.options.gpu_prefixes.unwrap_or_else(|| {
             ((gpu::prefix_target(basis) as f64 * share) as usize).max(gpu::finest(estimated_nodes)).max(gpu::GPU_MIN_TARGET)
         });
@@ -425,8 +465,8 @@ mod tests {
     fn auto_counts_on_the_cpu_when_the_gpu_it_waited_for_fails_to_open() {
         let board = Board::empty(10).unwrap();
         let mut solver = Solver::new(Options::default());
-        let case = solver.prepare(&board, 1, false);
-        let part = Part { selection: case.blocks.of_shard(Shard::WHOLE), counted_before: Tally::default(), work_before: 0.0, record: None };
+        let case = solver.prepare(&board, Shard::WHOLE);
+        let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
         let failing = std::thread::spawn(|| Err(GpuError::NoDevice("none here".into())));
         solver.gpu = Opener::Opening(failing, Instant::now());
         let mut report = Report::new(&board, &case.plan, &case.base);
@@ -453,15 +493,15 @@ mod tests {
         let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 13 != 0).unwrap();
         let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
         let whole = solver.solve(&board, &Control::default()).unwrap().count;
-        let case = solver.prepare(&board, 5, true);
         let mut sum = 0;
         for index in 0..5 {
+            let case = solver.prepare(&board, Shard { index, count: 5 });
             let recorded = Mutex::new(Vec::new());
             let record = |u: &Unit, t: Tally| {
                 recorded.lock().unwrap().push((u.clone(), t));
                 Ok(())
             };
-            let selection = case.blocks.of_shard(Shard { index, count: 5 });
+            let selection = case.all();
             let part = Part { selection: selection.clone(), counted_before: Tally::default(), work_before: 0.0, record: Some(&record) };
             let report = solver.count(&board, &case, &part, &Control::default()).unwrap();
             let recorded = recorded.into_inner().unwrap();

@@ -1,10 +1,7 @@
-//! A case's work, divided: its prefixes in blocks with estimated search nodes, the blocks
-//! dealt to shards, and a run's share cut into units that finish one at a time.
-//!
-//! The division is a pure function of the plan (itself a pure function of the board and
-//! options that change the count's plan, such as `--no-symmetry`) and of the number of
-//! shards: estimates come from seeded dives, so every machine agrees on what shard K of M
-//! is, whatever its threads, backend or speed.
+//! A count's work, divided: which shards a run counts, a whole case's prefixes in blocks
+//! with estimated search nodes (for the progress bar), and the prefixes a run counts cut
+//! into units that finish, and are recorded, one at a time. How a case is cut into shards
+//! is [`crate::split`]'s.
 
 use std::ops::Range;
 
@@ -15,14 +12,12 @@ use crate::estimate::{Dives, Start};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 
-/// Blocks per shard: enough that dealing whole blocks balances the shards.
-pub const BLOCKS_PER_SHARD: usize = 64;
-/// The fewest blocks, so that progress and units have something to go by.
-const LEAST_BLOCKS: usize = 256;
+/// Blocks of a whole case's prefixes, enough for the progress bar to go by.
+const BLOCKS: usize = 256;
 /// Random dives per block for its estimate.
 const DIVES_PER_BLOCK: u32 = 256;
 
-/// Which of how many shards a run counts: `index` in `0..count`.
+/// Which of how many shards a count covers: `index` in `0..count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     pub index: usize,
@@ -34,7 +29,21 @@ impl Shard {
     pub const WHOLE: Shard = Shard { index: 0, count: 1 };
 }
 
-/// The prefixes of a case in contiguous blocks, each with its estimated search nodes.
+/// The shards one run counts, each of every case: some of `count`, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shards {
+    pub indices: Vec<usize>,
+    pub count: usize,
+}
+
+impl Shards {
+    /// Each of them.
+    pub fn iter(&self) -> impl Iterator<Item = Shard> + '_ {
+        self.indices.iter().map(|&index| Shard { index, count: self.count })
+    }
+}
+
+/// A whole case's prefixes in contiguous blocks, each with its estimated search nodes.
 #[derive(Clone, Debug)]
 pub struct Blocks {
     pub ranges: Vec<Range<usize>>,
@@ -42,17 +51,17 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    /// `base` cut into blocks for `shards` shards, each estimated by seeded dives (a block by
-    /// the sequence its range seeds), in parallel but with the same result on any pool.
-    /// Blocks start as equal runs of prefixes; one estimated at more than twice the mean is
-    /// halved until it is not or holds one prefix, since prefixes of some split boards
-    /// have hundreds of times the mean's work and a block of them would outweigh a shard.
-    pub fn estimated(plan: &Plan, base: &Prefixes, shards: usize) -> Blocks {
+    /// `base` cut into blocks, each estimated by seeded dives (a block by the sequence its
+    /// range seeds), in parallel but with the same result on any pool. Blocks start as
+    /// equal runs of prefixes; one estimated at more than twice the mean is halved until
+    /// it is not or holds one prefix, since prefixes of some split boards have hundreds of
+    /// times the mean's work.
+    pub fn estimated(plan: &Plan, base: &Prefixes) -> Blocks {
         let block = |r: Range<usize>| {
             let e = estimate(plan, &base.items[r.clone()], base.depth, seed(&r));
             (r, e)
         };
-        let first = even_ranges(base.items.len(), (shards * BLOCKS_PER_SHARD).max(LEAST_BLOCKS));
+        let first = even_ranges(base.items.len(), BLOCKS);
         let mut blocks: Vec<(Range<usize>, f64)> = first.into_par_iter().map(block).collect();
         let most = 2.0 * blocks.iter().map(|(_, e)| e).sum::<f64>() / blocks.len().max(1) as f64;
         let heavy = |(r, e): &(Range<usize>, f64)| *e > most && r.len() > 1;
@@ -65,34 +74,9 @@ impl Blocks {
 
     /// `base` in blocks with no estimate: each prefix counts as one unit of work.
     pub fn uniform(base: &Prefixes) -> Blocks {
-        let ranges = even_ranges(base.items.len(), LEAST_BLOCKS);
+        let ranges = even_ranges(base.items.len(), BLOCKS);
         let estimates = ranges.iter().map(|r| r.len() as f64).collect();
         Blocks { ranges, estimates }
-    }
-
-    /// Each block's shard when dealt to `shards` shards: the largest estimate first, each to
-    /// the shard with the least so far (the lowest on a tie).
-    pub fn assignment(&self, shards: usize) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.estimates.len()).collect();
-        order.sort_by(|&a, &b| self.estimates[b].total_cmp(&self.estimates[a]).then(a.cmp(&b)));
-        let mut load = vec![0.0f64; shards.max(1)];
-        let mut owner = vec![0; self.estimates.len()];
-        for block in order {
-            let least = (0..load.len()).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).unwrap_or(0);
-            load[least] += self.estimates[block];
-            owner[block] = least;
-        }
-        owner
-    }
-
-    /// The prefixes of `shard`, as sorted ranges.
-    pub fn of_shard(&self, shard: Shard) -> Selection {
-        if shard.count <= 1 {
-            return Selection { ranges: merged(self.ranges.clone()) };
-        }
-        let owner = self.assignment(shard.count);
-        let mine = self.ranges.iter().zip(owner).filter(|&(_, o)| o == shard.index).map(|(r, _)| r.clone());
-        Selection { ranges: merged(mine.collect()) }
     }
 
     /// The estimated work of each prefix: its block's estimate shared evenly.
@@ -158,6 +142,11 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// All of `len` prefixes.
+    pub fn all(len: usize) -> Selection {
+        Selection { ranges: std::iter::once(0..len).filter(|r| !r.is_empty()).collect() }
+    }
+
     /// How many prefixes it holds.
     pub fn len(&self) -> usize {
         self.ranges.iter().map(|r| r.len()).sum()
@@ -246,30 +235,12 @@ impl Unit {
     }
 }
 
-/// A hex SHA-256 of `plan`, its prefixes `base`, their `blocks` and `shard`: what a part
-/// record or a checkpoint's line was counted from, so that parts from different plans or
-/// splits are never added up and a checkpoint is never applied to other prefixes.
-pub fn fingerprint(plan: &Plan, base: &Prefixes, blocks: &Blocks, shard: Shard) -> String {
-    let mut h = Sha256::new();
-    let words = |h: &mut Sha256, xs: &mut dyn Iterator<Item = u64>| xs.for_each(|x| h.update(x.to_le_bytes()));
-    words(
-        &mut h,
-        &mut [plan.n as u64, plan.boards.len() as u64, base.depth as u64, base.items.len() as u64, shard.count as u64].into_iter(),
-    );
-    for (rows, &w) in plan.boards.iter().zip(&plan.weights) {
-        words(&mut h, &mut rows.iter().map(|&r| u64::from(r)).chain([w]));
-    }
-    words(&mut h, &mut base.items.iter().map(|p| u64::from(p.board) << 32 | u64::from(p.cols)));
-    words(&mut h, &mut blocks.ranges.iter().zip(&blocks.estimates).flat_map(|(r, e)| [r.end as u64, e.to_bits()]));
-    hex(&h.finalize())
-}
-
 /// A hex SHA-256 of `text`.
 pub fn sha256(text: &[u8]) -> String {
     hex(&Sha256::digest(text))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -284,8 +255,8 @@ mod tests {
     fn blocks_cover_every_prefix_once_and_repeat() {
         let plan = Plan::optimized(&Board::empty(12).unwrap());
         let base = expand(&plan, 5000);
-        let a = Blocks::estimated(&plan, &base, 8);
-        let b = Blocks::estimated(&plan, &base, 8);
+        let a = Blocks::estimated(&plan, &base);
+        let b = Blocks::estimated(&plan, &base);
         assert_eq!(a.estimates, b.estimates);
         assert_eq!(a.ranges.first().map(|r| r.start), Some(0));
         assert!(a.ranges.windows(2).all(|w| w[0].end == w[1].start));
@@ -294,42 +265,20 @@ mod tests {
     }
 
     #[test]
-    fn every_prefix_belongs_to_exactly_one_shard() {
-        let plan = Plan::optimized(&Board::empty(11).unwrap());
-        let base = expand(&plan, 3000);
-        let blocks = Blocks::estimated(&plan, &base, 7);
-        let mut seen = vec![0; base.items.len()];
-        for index in 0..7 {
-            for r in blocks.of_shard(Shard { index, count: 7 }).ranges {
-                r.for_each(|i| seen[i] += 1);
-            }
-        }
-        assert!(seen.iter().all(|&k| k == 1));
-        assert_eq!(blocks.of_shard(Shard::WHOLE).ranges, vec![0..base.items.len()]);
-    }
-
-    #[test]
-    fn shards_get_similar_estimated_work() {
-        let blocks = Blocks { ranges: even_ranges(1000, 100), estimates: (0..100).map(|i| 1.0 + (i % 7) as f64).collect() };
-        let owner = blocks.assignment(4);
-        let mut load = [0.0; 4];
-        owner.iter().zip(&blocks.estimates).for_each(|(&o, e)| load[o] += e);
-        let (lo, hi) = (load.iter().cloned().fold(f64::MAX, f64::min), load.iter().cloned().fold(0.0, f64::max));
-        assert!(hi - lo <= 7.0, "{load:?}");
-    }
-
-    #[test]
-    fn heavy_prefixes_are_blocked_apart_so_that_shards_balance() {
-        // The split of empty 20x20 has runs of prefixes with 170 times the mean's work:
-        // blocks of equal length left one shard with 2.8 times the mean.
+    fn heavy_blocks_are_halved() {
+        // The split of empty 20x20 has runs of prefixes with 170 times the mean's work.
         let plan = Plan::optimized(&Board::empty(20).unwrap());
-        let base = expand(&plan, 128 * 1024);
-        let blocks = Blocks::estimated(&plan, &base, 64);
-        let mut load = [0.0; 64];
-        blocks.assignment(64).iter().zip(&blocks.estimates).for_each(|(&o, e)| load[o] += e);
-        let mean = load.iter().sum::<f64>() / 64.0;
-        let most = load.iter().cloned().fold(0.0, f64::max);
-        assert!(most < 1.05 * mean, "the heaviest shard has {:.2} times the mean", most / mean);
+        let base = expand(&plan, 16 * 1024);
+        let blocks = Blocks::estimated(&plan, &base);
+        let mean = blocks.estimates.iter().sum::<f64>() / blocks.estimates.len() as f64;
+        assert!(blocks.ranges.len() > BLOCKS);
+        assert!(blocks.ranges.iter().zip(&blocks.estimates).all(|(r, &e)| e <= 4.0 * mean || r.len() == 1));
+    }
+
+    #[test]
+    fn shard_lists_name_each_shard() {
+        let shards = Shards { indices: vec![3, 0], count: 4 };
+        assert_eq!(shards.iter().collect::<Vec<_>>(), vec![Shard { index: 3, count: 4 }, Shard { index: 0, count: 4 }]);
     }
 
     #[test]
@@ -349,18 +298,5 @@ mod tests {
         assert_eq!(ranges, vec![vec![0..3], vec![3..4, 6..7], vec![7..8], vec![8..10]]);
         assert_eq!(units.iter().map(|u| u.len()).sum::<usize>(), s.len());
         assert_eq!(s.units(&work, f64::INFINITY).len(), 1);
-    }
-
-    #[test]
-    fn fingerprints_tell_plans_splits_and_shard_counts_apart() {
-        let plan = Plan::optimized(&Board::empty(10).unwrap());
-        let base = expand(&plan, 100);
-        let blocks = Blocks::estimated(&plan, &base, 4);
-        let one = fingerprint(&plan, &base, &blocks, Shard { index: 0, count: 4 });
-        assert_eq!(one, fingerprint(&plan, &base, &blocks, Shard { index: 3, count: 4 }));
-        assert_ne!(one, fingerprint(&plan, &base, &blocks, Shard { index: 0, count: 5 }));
-        assert_ne!(one, fingerprint(&plan, &base, &Blocks::uniform(&base), Shard { index: 0, count: 4 }));
-        assert_ne!(one, fingerprint(&Plan::plain(&Board::empty(10).unwrap()), &base, &blocks, Shard { index: 0, count: 4 }));
-        assert_eq!(one.len(), 64);
     }
 }

@@ -1,12 +1,14 @@
 //! Counting every case of every input: a line per case as soon as it is counted, or with
-//! `--shard` a part record per case and one at the end of each input, resuming from and
-//! recording into a checkpoint if one is given.
+//! `--shard` a part record per case and shard and one at the end of each input and shard,
+//! resuming from and recording into a checkpoint if one is given; or with `--dry-run`, the
+//! plan of each case's shards instead of a count.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::Arc;
 
+use super::dry_run;
 use super::{Config, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
 use crate::checkpoint::{Checkpoint, CheckpointError, Resume};
@@ -14,20 +16,21 @@ use crate::control::Control;
 use crate::parse::Parser;
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
-use crate::solve::{BackendChoice, Part, Report, SolveError, Solver};
+use crate::solve::{self, BackendChoice, Part, Report, SolveError, Solver};
 use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
-use crate::work::{self, Shard, Unit};
+use crate::work::{self, Shard, Shards, Unit};
 
 /// Counts every case of `config`'s inputs (see the module doc), noting what fails in
 /// `outcome`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run<O: Write, E: Write>(
     config: &Config,
-    shard: Option<Shard>,
+    shards: Option<&Shards>,
     unique: bool,
     checkpoint: Option<&Path>,
+    dry_run: bool,
     solver: &mut Solver,
     ctl: &Arc<Control>,
     sink: &mut Sink<'_, O, E>,
@@ -46,7 +49,7 @@ pub(super) fn run<O: Write, E: Write>(
             return;
         }
     };
-    let mut counter = Counter { config, shard, unique, checkpoint, solver, ctl };
+    let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn BufRead> = match input {
             Input::Stdin => Box::new(io::stdin().lock()),
@@ -69,7 +72,7 @@ pub(super) fn run<O: Write, E: Write>(
         }
     }
     // Asked for the GPU and never needed it (no boards): still say when there is none.
-    if config.solve.backend == BackendChoice::Gpu {
+    if config.solve.backend == BackendChoice::Gpu && !dry_run {
         if let Err(e) = counter.solver.gpu() {
             sink.say(format_args!("--backend gpu: {e}"));
             outcome.note(Failure::Gpu);
@@ -80,10 +83,13 @@ pub(super) fn run<O: Write, E: Write>(
 /// What counting a case needs besides the case.
 struct Counter<'a> {
     config: &'a Config,
-    shard: Option<Shard>,
+    /// The shards to count of each case; all of it when `None`.
+    shards: Option<&'a Shards>,
     /// Whether to count unique solutions too.
     unique: bool,
     checkpoint: Option<Checkpoint>,
+    /// Plan each case's shards and print them instead of counting.
+    dry_run: bool,
     solver: &'a mut Solver,
     ctl: &'a Arc<Control>,
 }
@@ -126,50 +132,88 @@ impl Counter<'_> {
                 }
             };
             cases += 1;
-            let counted = {
-                let _bar = Progress::start(Arc::clone(self.ctl), format!("case {cases}"), self.config.progress);
-                self.case(index, cases, &board)
-            };
-            let counted = match counted {
-                Ok(counted) => counted,
-                Err(e) => return Err(self.failed(e, &name, cases, sink)),
-            };
-            for warning in counted.report.iter().flat_map(|r| &r.warnings) {
-                sink.say(format_args!("warning: {warning}"));
-            }
-            let line = match self.answer(index, &name, cases, &board, &counted) {
-                Ok(line) => line,
-                Err(problem) => {
-                    sink.say(format_args!("{name}: case {cases}: {problem}"));
-                    return Err(Stop::Failed(Failure::BadInput));
+            if self.dry_run {
+                for shard in self.shards.map_or(vec![Shard::WHOLE], |s| s.iter().collect()) {
+                    let case = self.solver.prepare(&board, shard);
+                    sink.line(&dry_run::line(index, &name, cases, &board, &case))?;
                 }
-            };
-            sink.line(&line)?;
-            let Counted { tally, board: hash, plan, report } = counted;
-            if let Some(c) = &self.checkpoint {
-                let done = c.case(index, cases, &hash, &plan, self.shard.unwrap_or(Shard::WHOLE), tally);
-                if let Err(e) = done {
-                    sink.say(format_args!("{name}: case {cases}: cannot record it in the checkpoint: {e}"));
-                    return Err(Stop::Failed(Failure::Output));
-                }
+                continue;
             }
-            match &report {
-                Some(r) if self.config.stats => sink.say(format_args!("{name}: case {cases}: {r}")),
-                None if self.config.stats => sink.say(format_args!("{name}: case {cases}: counted by an earlier run (checkpoint)")),
-                _ => {}
+            match self.shards {
+                Some(shards) => {
+                    for shard in shards.iter() {
+                        self.answer_case(index, &name, cases, &board, Some(shard), sink)?;
+                    }
+                }
+                None => self.answer_case(index, &name, cases, &board, None, sink)?,
             }
         }
         self.end(index, input, cases, None, sink)?;
         Ok(true)
     }
 
+    /// Counts case `case` of input `index` (named `name`), `board`, all of it or its shard
+    /// `shard`, and writes its answer or part record; says its warnings and statistics.
+    fn answer_case<O: Write, E: Write>(
+        &mut self,
+        index: usize,
+        name: &str,
+        case: usize,
+        board: &Board,
+        shard: Option<Shard>,
+        sink: &mut Sink<'_, O, E>,
+    ) -> Result<(), Stop> {
+        let counted = {
+            let label = shard.map_or(format!("case {case}"), |s| format!("case {case}, shard {}/{}", s.index, s.count));
+            let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
+            self.case(index, case, board, shard)
+        };
+        let counted = match counted {
+            Ok(counted) => counted,
+            Err(e) => return Err(self.failed(e, name, case, sink)),
+        };
+        for warning in counted.report.iter().flat_map(|r| &r.warnings) {
+            sink.say(format_args!("warning: {warning}"));
+        }
+        let line = match self.answer(index, name, case, board, shard, &counted) {
+            Ok(line) => line,
+            Err(problem) => {
+                sink.say(format_args!("{name}: case {case}: {problem}"));
+                return Err(Stop::Failed(Failure::BadInput));
+            }
+        };
+        sink.line(&line)?;
+        let Counted { tally, board: hash, plan, report } = counted;
+        if let Some(c) = &self.checkpoint {
+            if let Err(e) = c.case(index, case, &hash, &plan, shard.unwrap_or(Shard::WHOLE), tally) {
+                sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
+                return Err(Stop::Failed(Failure::Output));
+            }
+        }
+        let which = shard.map_or(String::new(), |s| format!(" shard {}/{}:", s.index, s.count));
+        match &report {
+            Some(r) if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} {r}")),
+            None if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} counted by an earlier run (checkpoint)")),
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// The line that answers case `case` of input `index` (named `name`), `board`, counted
     /// as `counted`: its answer, or with `--shard` its part record; with `--unique`, with
     /// what that needs. An error if the unique count fails its check.
-    fn answer(&self, index: usize, name: &str, case: usize, board: &Board, counted: &Counted) -> Result<String, String> {
+    fn answer(
+        &self,
+        index: usize,
+        name: &str,
+        case: usize,
+        board: &Board,
+        shard: Option<Shard>,
+        counted: &Counted,
+    ) -> Result<String, String> {
         // Counted by shard 0 alone, so that a merge adds them once.
-        let fixed = (self.unique && self.shard.is_none_or(|s| s.index == 0)).then(|| unique::fixed(board));
-        let Some(shard) = self.shard else {
+        let fixed = (self.unique && shard.is_none_or(|s| s.index == 0)).then(|| unique::fixed(board));
+        let Some(shard) = shard else {
             let total = counted.tally.solutions;
             return match fixed {
                 None => Ok(format!("Case {case}: {total}")),
@@ -219,11 +263,11 @@ impl Counter<'_> {
         Stop::Failed(failure)
     }
 
-    /// Counts case `case` of input `index` (all of it, or its shard), skipping what the
-    /// checkpoint holds: its tally, and the report of this run's count (none when the
+    /// Counts case `case` of input `index` (all of it, or its shard `shard`), skipping what
+    /// the checkpoint holds: its tally, and the report of this run's count (none when the
     /// checkpoint held the whole case).
-    fn case(&mut self, index: usize, case: usize, board: &Board) -> Result<Counted, CaseError> {
-        if self.shard.is_none() && self.checkpoint.is_none() {
+    fn case(&mut self, index: usize, case: usize, board: &Board, shard: Option<Shard>) -> Result<Counted, CaseError> {
+        if shard.is_none() && self.checkpoint.is_none() {
             let report = self.solver.solve(board, self.ctl).map_err(CaseError::Solve)?;
             return Ok(Counted {
                 tally: Tally { solutions: report.count, nodes: report.nodes },
@@ -232,7 +276,7 @@ impl Counter<'_> {
                 report: Some(report),
             });
         }
-        let shard = self.shard.unwrap_or(Shard::WHOLE);
+        let shard = shard.unwrap_or(Shard::WHOLE);
         let hash = work::sha256(board.to_text().as_bytes());
         let resume = match &self.checkpoint {
             Some(c) => c.resume(index, case, &hash, shard).map_err(CaseError::Checkpoint)?,
@@ -241,29 +285,33 @@ impl Counter<'_> {
         if let Resume::Done { plan, tally } = resume {
             return Ok(Counted { tally, board: hash, plan, report: None });
         }
-        let prepared = self.solver.prepare(board, shard.count, self.checkpoint.is_some());
-        let fingerprint = prepared.fingerprint();
-        let selection = prepared.blocks.of_shard(shard);
+        let prepared = self.solver.prepare(board, shard);
+        let all = prepared.all();
         let (done, counted_before) = match resume {
             Resume::Partial { plan, ranges, tally } => {
                 let c = self.checkpoint.as_ref().expect("a partial case comes from a checkpoint");
-                c.check_partial(&plan, &fingerprint, &ranges, &selection).map_err(CaseError::Checkpoint)?;
+                c.check_partial(&plan, &prepared.prefixes_fingerprint(), &ranges, &all).map_err(CaseError::Checkpoint)?;
                 (ranges, tally)
             }
             Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default()),
         };
         let work_before = done.iter().map(|r| prepared.work().get(r.clone()).map_or(r.len() as f64, |w| w.iter().sum())).sum();
-        let checkpoint = self.checkpoint.as_ref();
-        let fingerprint = &fingerprint;
-        let record = |unit: &Unit, tally: Tally| checkpoint.map_or(Ok(()), |c| c.unit(index, case, &hash, fingerprint, shard, unit, tally));
-        let part = Part { selection: selection.without(&done), counted_before, work_before, record: Some(&record) };
+        let units = prepared.prefixes_fingerprint();
+        let (units, hash) = (&units, &hash);
+        let record = |unit: &Unit, tally: Tally| match &self.checkpoint {
+            Some(c) => c.unit(index, case, hash, units, shard, unit, tally),
+            None => Ok(()),
+        };
+        // Units are recorded, and so cut, only where a checkpoint keeps them.
+        let record = self.checkpoint.as_ref().map(|_| &record as solve::RecordUnit<'_>);
+        let part = Part { selection: all.without(&done), counted_before, work_before, record };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
-        Ok(Counted { tally, board: hash.clone(), plan: fingerprint.clone(), report: Some(report) })
+        Ok(Counted { tally, board: hash.clone(), plan: prepared.split.clone(), report: Some(report) })
     }
 
-    /// With `--shard`, writes the end record of input `index`, which held `cases` cases up
-    /// to `error`, if one ended it early.
+    /// With `--shard`, writes the end record of input `index` for each shard, which held
+    /// `cases` cases up to `error`, if one ended it early.
     fn end<O: Write, E: Write>(
         &self,
         index: usize,
@@ -272,19 +320,21 @@ impl Counter<'_> {
         error: Option<String>,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
-        let Some(shard) = self.shard else { return Ok(()) };
-        let nqueen = env!("CARGO_PKG_VERSION").to_string();
-        let record = EndRecord {
-            record: Kind::End,
-            format: FORMAT,
-            nqueen,
-            input: index,
-            file: input.name(),
-            cases,
-            shard: shard.index,
-            shards: shard.count,
-            error,
-        };
-        sink.line(Record::End(record).to_line().trim_end())
+        let Some(shards) = self.shards.filter(|_| !self.dry_run) else { return Ok(()) };
+        for shard in shards.iter() {
+            let record = EndRecord {
+                record: Kind::End,
+                format: FORMAT,
+                nqueen: env!("CARGO_PKG_VERSION").to_string(),
+                input: index,
+                file: input.name(),
+                cases,
+                shard: shard.index,
+                shards: shard.count,
+                error: error.clone(),
+            };
+            sink.line(Record::End(record).to_line().trim_end())?;
+        }
+        Ok(())
     }
 }

@@ -179,10 +179,11 @@ fn a_sharded_run_of_bad_input_merges_into_the_same_error() {
     assert_eq!((merged.status.code(), &merged.stdout, &merged.stderr), (Some(1), &plain.stdout, &plain.stderr));
 }
 
-/// Runs `input` with a checkpoint at `ckpt`, killed with SIGKILL after `after` unless it
-/// ends first; returns its stdout.
-fn killed_after(input: &Path, ckpt: &Path, after: Duration) -> String {
+/// Runs `input` with a checkpoint at `ckpt` and `options`, killed with SIGKILL after
+/// `after` unless it ends first; returns its stdout.
+fn killed_after(input: &Path, ckpt: &Path, after: Duration, options: &[&str]) -> String {
     let child = Command::new(BIN)
+        .args(options)
         .args(["--backend", "cpu", "-j", "2", "--checkpoint"])
         .arg(ckpt)
         .arg(input)
@@ -210,13 +211,29 @@ fn a_checkpointed_run_killed_at_any_moment_resumes_to_the_same_answers() {
     let want = nqueen().arg(&input).output().unwrap().stdout;
     for (i, ms) in [0u64, 40, 300, 900].into_iter().enumerate() {
         let ckpt = dir.path().join(format!("run-{i}.ckpt"));
-        killed_after(&input, &ckpt, Duration::from_millis(ms));
+        killed_after(&input, &ckpt, Duration::from_millis(ms), &[]);
         // A second kill of the resumed run, then a run to the end.
-        killed_after(&input, &ckpt, Duration::from_millis(ms / 2));
+        killed_after(&input, &ckpt, Duration::from_millis(ms / 2), &[]);
         nqueen().arg("--checkpoint").arg(&ckpt).arg(&input).assert().success().stdout(want.clone());
         // Everything is in the checkpoint now: a run only reads it.
         nqueen().arg("--checkpoint").arg(&ckpt).arg(&input).assert().success().stdout(want.clone());
     }
+}
+
+#[test]
+fn a_checkpointed_run_of_several_shards_killed_resumes_each_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new("fixtures/bench/empty_17.in");
+    let ckpt = dir.path().join("shards.ckpt");
+    let shards = ["--shard", "0-3/4"];
+    killed_after(input, &ckpt, Duration::from_millis(1500), &shards);
+    let units = std::fs::read_to_string(&ckpt).unwrap().matches("\"unit\"").count();
+    let parts = dir.path().join("parts.jsonl");
+    let out = nqueen().args(shards).arg("--checkpoint").arg(&ckpt).arg(input).output().unwrap();
+    assert!(out.status.success());
+    std::fs::write(&parts, &out.stdout).unwrap();
+    nqueen().arg("--merge").arg(&parts).assert().success().stdout("Case 1: 95815104\n");
+    assert!(units > 0, "the kill left no unit on disk");
 }
 
 #[test]
@@ -247,4 +264,100 @@ fn a_checkpoint_of_another_input_or_plan_is_refused() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("written by nqueen 0.0.0"));
+}
+
+#[test]
+fn one_run_counts_a_list_of_shards_as_separate_runs_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = ["fixtures/mixed_10_12.in", "fixtures/bench/empty_14.in"];
+    let plain = nqueen().args(inputs).output().unwrap();
+    let listed = dir.path().join("listed.jsonl");
+    let out = nqueen().args(["--shard", "3,0-1,4/5"]).args(inputs).output().unwrap();
+    assert!(out.status.success());
+    std::fs::write(&listed, &out.stdout).unwrap();
+    // The missing shard alone, from another run, completes it.
+    let rest = dir.path().join("rest.jsonl");
+    std::fs::write(&rest, nqueen().args(["--shard", "2/5"]).args(inputs).output().unwrap().stdout).unwrap();
+    nqueen().arg("--merge").args([&listed, &rest]).assert().success().stdout(plain.stdout);
+    // Each shard's records are those a run of that shard alone writes.
+    let fields = |text: &[u8], shard: u64| -> Vec<(serde_json::Value, serde_json::Value, serde_json::Value)> {
+        String::from_utf8_lossy(text)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["shard"] == shard && v["record"] == "case")
+            .map(|v| (v["plan"].clone(), v["count"].clone(), v["nodes"].clone()))
+            .collect()
+    };
+    let alone = nqueen().args(["--shard", "4/5", "--backend", "cpu", "-j", "1"]).args(inputs).output().unwrap().stdout;
+    assert_eq!(fields(&out.stdout, 4), fields(&alone, 4));
+}
+
+#[test]
+fn a_bad_shard_list_is_a_usage_error() {
+    for shard in ["3-1/4", "1,1/4", "0-1,1/4", "2-5/4", "1,,2/4", "a-b/4"] {
+        nqueen().arg(format!("--shard={shard}")).arg("fixtures/sample.in").assert().code(2).stderr(predicate::str::contains("--shard"));
+    }
+}
+
+#[test]
+fn parts_from_another_split_are_refused() {
+    // Shard 2 of 3 written by a build that dealt prefixes in blocks (before the tree split).
+    let dir = tempfile::tempdir().unwrap();
+    let parts = run_shards(dir.path(), 3, &["fixtures/mixed_10_12.in"], &[]);
+    nqueen()
+        .arg("--merge")
+        .args([&parts[0], &parts[1]])
+        .arg("fixtures/parts/mixed_10_12.old-split.2of3.jsonl")
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("case 1: ").and(predicate::str::contains("was counted from another plan or split")));
+}
+
+/// The plan records of a dry run of `shards` over `input`.
+fn dry_run(shards: &str, input: &str) -> Vec<serde_json::Value> {
+    let out = nqueen().args(["--dry-run", "--shard", shards, input]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn a_dry_run_shows_what_each_shard_would_count() {
+    let m = 8;
+    let plans = dry_run(&format!("0-{}/{m}", m - 1), "fixtures/bench/empty_16.in");
+    assert_eq!(plans.len(), m);
+    let width = plans[0]["case_nodes"].as_f64().unwrap() / m as f64;
+    let mut roots = Vec::new();
+    for (k, p) in plans.iter().enumerate() {
+        assert_eq!((p["record"].as_str(), p["shard"].as_u64(), p["n"].as_u64()), (Some("plan"), Some(k as u64), Some(16)));
+        assert_eq!(p["plan"], plans[0]["plan"]);
+        let nodes = p["nodes"].as_f64().unwrap();
+        assert!((nodes / width - 1.0).abs() < 0.1, "shard {k} holds {:.3} of its width", nodes / width);
+        let sum: f64 = p["roots"].as_array().unwrap().iter().map(|r| r["nodes"].as_f64().unwrap()).sum();
+        assert!((sum / nodes - 1.0).abs() < 1e-9);
+        assert!(p["prefixes"].as_u64().unwrap() > 0);
+        roots.extend(p["roots"].as_array().unwrap().iter().map(|r| (r["board"].clone(), r["queens"].clone())));
+    }
+    // No root in two shards.
+    let distinct: std::collections::HashSet<_> = roots.iter().map(|(b, q)| format!("{b} {q}")).collect();
+    assert_eq!(distinct.len(), roots.len());
+    // The part records of the same shards carry the same split.
+    let parts = nqueen().args(["--shard", "0/8", "fixtures/bench/empty_16.in"]).output().unwrap();
+    let first: serde_json::Value = serde_json::from_str(String::from_utf8(parts.stdout).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["plan"], plans[0]["plan"]);
+}
+
+#[test]
+fn a_shard_of_a_record_size_board_plans_here() {
+    // Empty 28x28 in 262,144 shards of a few minutes of GPU each: shard K alone.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("empty_28.in");
+    std::fs::write(&input, format!("28\n{}", format!("{}\n", ".".repeat(28)).repeat(28))).unwrap();
+    let m = 262_144.0;
+    for p in dry_run("200001,5/262144", input.to_str().unwrap()) {
+        let width = p["case_nodes"].as_f64().unwrap() / m;
+        let nodes = p["nodes"].as_f64().unwrap();
+        assert!((nodes / width - 1.0).abs() < 0.1, "shard {} holds {:.3} of its width", p["shard"], nodes / width);
+        assert!(p["roots"].as_array().unwrap().len() >= 16 && p["prefixes"].as_u64().unwrap() >= 16 * 1024);
+    }
 }

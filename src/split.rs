@@ -1,0 +1,380 @@
+//! The split of a case into shards, found one shard at a time: a shard plans only itself,
+//! so its cost and memory grow with its own work, not with the board's.
+//!
+//! The plan's boards are the top of a tree whose nodes are partial boards (queens in the
+//! first rows) and whose children place the next row's queen, lowest column first. The
+//! case's estimated search nodes form a line: the top level divides it among the boards in
+//! proportion to their estimates, and every node divides its own stretch among its
+//! children in proportion to theirs. A node whose stretch is longer than a small part of a
+//! shard's width is divided; the others are the case's *roots*, and shard K holds the
+//! roots whose middle falls in its width, the K-th of M equal parts of the line.
+//!
+//! Finding shard K visits only the nodes whose stretch meets its width: the top level, the
+//! nodes on the two paths to its ends with their siblings, and its own roots. Every
+//! estimate comes from dives seeded by the node itself, so every machine, whatever its
+//! threads, backend or order of work, finds the same stretches and the same shards.
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::estimate::{Dives, Start};
+use crate::plan::Plan;
+use crate::prefix::{Prefix, Prefixes};
+use crate::work::Shard;
+
+/// Roots per shard's width, about: the width a node must exceed to be divided is the
+/// shard's over this, so that a shard's estimate is within a few percent of its width.
+pub const ROOTS_PER_SHARD: f64 = 32.0;
+/// Random dives that estimate the plan's boards, in all: an error at the top is shared by
+/// every shard below it. Each board gets its share of them by a first, rough estimate.
+const TOP_DIVES: f64 = (1 << 22) as f64;
+/// The most dives for one node: a node gets a quarter of its parent's, down to the fewest.
+const MOST_DIVES: u32 = 1 << 16;
+/// The fewest dives for a node, and the rough estimate's for each board.
+const LEAST_DIVES: u32 = 1 << 10;
+/// Rows a root leaves to the counters at least: dividing nearer the last rows buys nothing.
+const ROWS_LEFT: usize = 4;
+/// Changes whenever the rule that divides the line changes, so that parts and checkpoints
+/// from another rule are told apart by their fingerprints.
+const RULE: &str = "split-tree-1";
+
+/// The case's line: the plan's boards' estimates and the width of each of `shards` shards.
+#[derive(Clone, Debug)]
+pub struct Split {
+    shards: usize,
+    /// Each plan board's estimated search nodes.
+    tops: Vec<f64>,
+    /// Their sum: the case's estimate.
+    total: f64,
+}
+
+/// A partial board at the bottom of the divided tree: what a shard counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Root {
+    /// The plan's board it lies on.
+    pub board: u32,
+    /// The columns of its queens, row by row from row 0.
+    pub queens: Vec<u8>,
+    /// The same as the counters take it.
+    pub prefix: Prefix,
+    /// Where its stretch of the case's line starts, and its length: its estimated nodes.
+    pub start: f64,
+    pub estimate: f64,
+}
+
+impl Root {
+    /// Rows filled.
+    pub fn depth(&self) -> usize {
+        self.queens.len()
+    }
+}
+
+/// A node of the tree while it is being divided.
+#[derive(Clone)]
+struct Node {
+    board: u32,
+    queens: Vec<u8>,
+    prefix: Prefix,
+}
+
+impl Node {
+    fn depth(&self) -> usize {
+        self.queens.len()
+    }
+
+    /// Its children, lowest column first.
+    fn children(&self, plan: &Plan) -> Vec<Node> {
+        let mut avail = if self.depth() < plan.n { self.prefix.avail(plan, self.depth()) } else { 0 };
+        let mut out = Vec::with_capacity(avail.count_ones() as usize);
+        while avail != 0 {
+            let bit = avail & avail.wrapping_neg();
+            avail ^= bit;
+            let mut queens = self.queens.clone();
+            queens.push(bit.trailing_zeros() as u8);
+            out.push(Node { board: self.board, queens, prefix: self.prefix.place(bit) });
+        }
+        out
+    }
+
+    /// Its estimated search nodes, itself included, from `dives` dives seeded by the node
+    /// alone.
+    fn estimate(&self, plan: &Plan, dives: u32) -> f64 {
+        let depth = self.depth();
+        let b = self.board as usize;
+        let mut d = Dives::new(seed(self));
+        let start = Start { cols: self.prefix.cols, ld: self.prefix.ld, rd: self.prefix.rd };
+        let below: f64 = (0..dives).map(|_| d.dive(&plan.boards[b], &plan.due[b], start, depth)).sum();
+        1.0 + below / f64::from(dives)
+    }
+
+    fn into_root(self, start: f64, estimate: f64) -> Root {
+        Root { board: self.board, queens: self.queens, prefix: self.prefix, start, estimate }
+    }
+}
+
+/// Dives for a node `depth` rows down, below the plan's boards.
+fn dives_at(depth: usize) -> u32 {
+    (MOST_DIVES >> (2 * depth).min(31)).max(LEAST_DIVES)
+}
+
+/// A node's seed: a mix of its board, depth and attacks, the same on every machine.
+fn seed(node: &Node) -> u64 {
+    let p = node.prefix;
+    let words = [u64::from(node.board), node.depth() as u64, u64::from(p.cols), u64::from(p.ld), u64::from(p.rd)];
+    words.iter().fold(0x243F_6A88_85A3_08D3u64, |h, &w| {
+        let x = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        x ^ (x >> 29)
+    })
+}
+
+impl Split {
+    /// The line of `plan`'s case, to be cut into `shards` shards: its boards estimated.
+    pub fn new(plan: &Plan, shards: usize) -> Split {
+        let boards = 0..plan.boards.len() as u32;
+        let rough: Vec<f64> = boards.clone().into_par_iter().map(|b| top(b).estimate(plan, LEAST_DIVES)).collect();
+        let sum: f64 = rough.iter().sum();
+        let tops: Vec<f64> = boards
+            .into_par_iter()
+            .zip(&rough)
+            .map(|(b, &e)| {
+                let dives = (TOP_DIVES * e / sum).clamp(f64::from(LEAST_DIVES), f64::from(MOST_DIVES)) as u32;
+                if dives > LEAST_DIVES {
+                    top(b).estimate(plan, dives)
+                } else {
+                    e
+                }
+            })
+            .collect();
+        let total = tops.iter().sum();
+        Split { shards: shards.max(1), tops, total }
+    }
+
+    /// The line of a case too small to split (see [`crate::plan::small_count`]), cut into
+    /// `shards`: with nothing estimated, all of it lies in shard 0.
+    pub fn all_in_first(plan: &Plan, shards: usize) -> Split {
+        Split { shards: shards.max(1), tops: vec![0.0; plan.boards.len()], total: 0.0 }
+    }
+
+    /// The case's estimated search nodes.
+    pub fn total(&self) -> f64 {
+        self.total
+    }
+
+    /// How many shards the line is cut into.
+    pub fn shards(&self) -> usize {
+        self.shards
+    }
+
+    /// The shard whose width holds the point `x` of the line.
+    fn shard_at(&self, x: f64) -> usize {
+        let width = self.total / self.shards as f64;
+        if width > 0.0 {
+            ((x / width) as usize).min(self.shards - 1)
+        } else {
+            0
+        }
+    }
+
+    /// The roots of shard `shard` of `plan`'s case, in the tree's order.
+    pub fn roots(&self, plan: &Plan, shard: usize) -> Vec<Root> {
+        let finest = self.total / self.shards as f64 / ROOTS_PER_SHARD;
+        let deepest = plan.n.saturating_sub(ROWS_LEFT);
+        let mut out = Vec::new();
+        let mut at = 0.0;
+        for (b, &estimate) in self.tops.iter().enumerate() {
+            self.visit(plan, top(b as u32), at, estimate, finest, deepest, shard, &mut out);
+            at += estimate;
+        }
+        out
+    }
+
+    /// Adds the roots of `shard` below `node`, whose stretch is `len` from `start`.
+    #[allow(clippy::too_many_arguments)]
+    fn visit(&self, plan: &Plan, node: Node, start: f64, len: f64, finest: f64, deepest: usize, shard: usize, out: &mut Vec<Root>) {
+        if shard < self.shard_at(start) || shard > self.shard_at(start + len) {
+            return;
+        }
+        let children = if len > finest && node.depth() < deepest { node.children(plan) } else { Vec::new() };
+        if children.is_empty() {
+            if self.shard_at(start + len / 2.0) == shard {
+                out.push(node.into_root(start, len));
+            }
+            return;
+        }
+        let estimates: Vec<f64> = children.par_iter().map(|c| c.estimate(plan, dives_at(c.depth()))).collect();
+        let sum: f64 = estimates.iter().sum();
+        let mut at = start;
+        for (child, e) in children.into_iter().zip(estimates) {
+            let part = len * e / sum;
+            self.visit(plan, child, at, part, finest, deepest, shard, out);
+            at += part;
+        }
+    }
+
+    /// A hex SHA-256 of what decides every shard of the case: the rule, the plan's boards
+    /// and weights, their estimates and the number of shards. The same for every shard, so
+    /// that a merge adds up only parts of one split.
+    pub fn fingerprint(&self, plan: &Plan) -> String {
+        let mut h = Sha256::new();
+        h.update(RULE.as_bytes());
+        let mut words = |xs: &[u64]| xs.iter().for_each(|x| h.update(x.to_le_bytes()));
+        words(&[plan.n as u64, plan.boards.len() as u64, self.shards as u64]);
+        for ((rows, &w), e) in plan.boards.iter().zip(&plan.weights).zip(&self.tops) {
+            words(&rows.iter().map(|&r| u64::from(r)).chain([w, e.to_bits()]).collect::<Vec<_>>());
+        }
+        crate::work::hex(&h.finalize())
+    }
+}
+
+/// A hex SHA-256 of a case's split (its [`Split::fingerprint`]), `shard` and the shard's
+/// `prefixes`: what a checkpoint's units were counted from, so that a unit is only ever
+/// taken off the very prefixes it was counted from.
+pub fn prefixes_fingerprint(split: &str, shard: Shard, prefixes: &Prefixes) -> String {
+    let mut h = Sha256::new();
+    h.update(split.as_bytes());
+    let words = [shard.index as u64, shard.count as u64, prefixes.depth as u64, prefixes.items.len() as u64];
+    words.iter().for_each(|x| h.update(x.to_le_bytes()));
+    for p in &prefixes.items {
+        h.update((u64::from(p.board) << 32 | u64::from(p.cols)).to_le_bytes());
+        h.update((u64::from(p.ld) << 32 | u64::from(p.rd)).to_le_bytes());
+    }
+    crate::work::hex(&h.finalize())
+}
+
+/// The top of board `b`'s tree: no queen yet.
+fn top(b: u32) -> Node {
+    Node { board: b, queens: Vec::new(), prefix: Prefix { board: b, ..Prefix::default() } }
+}
+
+/// `roots` brought to one depth, their deepest, then further while they make fewer than
+/// `least` prefixes (never within [`ROWS_LEFT`] rows of the end); with each prefix's share
+/// of its root's estimate. A root with nothing below it at that depth makes no prefix.
+pub fn prefixes(plan: &Plan, roots: &[Root], least: usize) -> (Prefixes, Vec<f64>) {
+    let deepest = plan.n.saturating_sub(ROWS_LEFT);
+    let mut depth = roots.iter().map(Root::depth).max().unwrap_or(0);
+    let made = |depth: usize| -> Vec<Vec<Prefix>> { roots.par_iter().map(|r| below(plan, r.prefix, r.depth(), depth)).collect() };
+    let mut per_root = made(depth);
+    while per_root.iter().map(Vec::len).sum::<usize>() < least && depth < deepest && !per_root.iter().all(Vec::is_empty) {
+        depth += 1;
+        per_root = made(depth);
+    }
+    let mut items = Vec::with_capacity(per_root.iter().map(Vec::len).sum());
+    let mut work = Vec::with_capacity(items.capacity());
+    for (root, made) in roots.iter().zip(per_root) {
+        work.extend(std::iter::repeat_n(root.estimate / made.len().max(1) as f64, made.len()));
+        items.extend(made);
+    }
+    (Prefixes { depth, items }, work)
+}
+
+/// The prefixes at row `to` below `p` (at row `from`), lowest columns first.
+fn below(plan: &Plan, p: Prefix, from: usize, to: usize) -> Vec<Prefix> {
+    let mut level = vec![p];
+    for row in from..to {
+        let mut next = Vec::with_capacity(level.len() * 4);
+        for q in &level {
+            let mut avail = q.avail(plan, row);
+            while avail != 0 {
+                let bit = avail & avail.wrapping_neg();
+                avail ^= bit;
+                next.push(q.place(bit));
+            }
+        }
+        level = next;
+    }
+    level
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+
+    fn roots_of_every_shard(plan: &Plan, shards: usize) -> Vec<Vec<Root>> {
+        let split = Split::new(plan, shards);
+        (0..shards).map(|k| split.roots(plan, k)).collect()
+    }
+
+    #[test]
+    fn every_root_of_the_case_lies_in_exactly_one_shard_in_order() {
+        let plan = Plan::optimized(&Board::empty(12).unwrap());
+        for shards in [1, 2, 7, 64] {
+            let all: Vec<Root> = roots_of_every_shard(&plan, shards).into_iter().flatten().collect();
+            // In order along the line, one after another, covering it.
+            let split = Split::new(&plan, shards);
+            let mut at = 0.0;
+            for r in &all {
+                assert!((r.start - at).abs() <= 1e-9 * split.total(), "{shards} shards: a gap or overlap at {at}");
+                at = r.start + r.estimate;
+            }
+            assert!((at - split.total()).abs() <= 1e-9 * split.total());
+        }
+    }
+
+    #[test]
+    fn the_roots_cover_every_solution_once() {
+        // The plan's count is the sum over its roots' completions.
+        let board = Board::from_fn(10, |r, c| (r * 3 + c * 7) % 11 != 0).unwrap();
+        let plan = Plan::symmetric(&board, crate::symmetry::Sym::Identity);
+        let count = |roots: &[Root]| -> u128 {
+            roots
+                .iter()
+                .map(|r| {
+                    let b = r.board as usize;
+                    let (s, _) =
+                        crate::cpu::count_prefix(&plan.boards[b], &plan.due[b], r.depth(), &r.prefix, &Default::default()).unwrap();
+                    u128::from(s) * u128::from(plan.weights[b])
+                })
+                .sum()
+        };
+        let whole = count(&Split::new(&plan, 1).roots(&plan, 0));
+        for shards in [3, 16] {
+            let sum: u128 = roots_of_every_shard(&plan, shards).iter().map(|r| count(r)).sum();
+            assert_eq!(sum, whole, "{shards} shards");
+        }
+        assert_eq!(whole, crate::plan::small_count(&board).map_or(whole, |c| u128::from(c.0)));
+    }
+
+    #[test]
+    fn shards_are_even_by_estimate_and_repeat() {
+        let plan = Plan::optimized(&Board::empty(16).unwrap());
+        let split = Split::new(&plan, 64);
+        let width = split.total() / 64.0;
+        for k in [0, 1, 31, 63] {
+            let roots = split.roots(&plan, k);
+            let estimate: f64 = roots.iter().map(|r| r.estimate).sum();
+            assert!((estimate / width - 1.0).abs() < 2.0 / ROOTS_PER_SHARD, "shard {k}: {:.3} of its width", estimate / width);
+            assert_eq!(roots, Split::new(&plan, 64).roots(&plan, k));
+        }
+    }
+
+    #[test]
+    fn prefixes_share_their_roots_estimates() {
+        let plan = Plan::optimized(&Board::empty(13).unwrap());
+        let split = Split::new(&plan, 5);
+        let roots = split.roots(&plan, 2);
+        let (prefixes, work) = prefixes(&plan, &roots, 1000);
+        assert!(prefixes.items.len() >= 1000 || prefixes.depth == plan.n - ROWS_LEFT);
+        assert_eq!(work.len(), prefixes.items.len());
+        assert!(prefixes.depth >= roots.iter().map(Root::depth).max().unwrap());
+        let kept: f64 = work.iter().sum();
+        let all: f64 = roots.iter().map(|r| r.estimate).sum();
+        assert!(kept <= all * (1.0 + 1e-9) && kept > 0.5 * all);
+    }
+
+    #[test]
+    fn fingerprints_tell_splits_apart_but_not_shards() {
+        let plan = Plan::optimized(&Board::empty(12).unwrap());
+        let a = Split::new(&plan, 4).fingerprint(&plan);
+        assert_eq!(a, Split::new(&plan, 4).fingerprint(&plan));
+        assert_ne!(a, Split::new(&plan, 5).fingerprint(&plan));
+        let plain = Plan::plain(&Board::empty(12).unwrap());
+        assert_ne!(a, Split::new(&plain, 4).fingerprint(&plain));
+        let split = Split::new(&plan, 4);
+        let (p0, _) = prefixes(&plan, &split.roots(&plan, 0), 100);
+        let (p1, _) = prefixes(&plan, &split.roots(&plan, 1), 100);
+        let shard = |index| Shard { index, count: 4 };
+        assert_ne!(prefixes_fingerprint(&a, shard(0), &p0), prefixes_fingerprint(&a, shard(1), &p1));
+        assert_eq!(prefixes_fingerprint(&a, shard(0), &p0).len(), 64);
+    }
+}
