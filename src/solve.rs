@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::board::Board;
@@ -69,6 +70,21 @@ const UNIT_SECONDS: f64 = 2.0;
 const SCALAR_NODES_PER_SECOND: f64 = 1.3e8;
 /// Search nodes per second per GPU that units are sized by (an H100 on the plain kernel).
 const GPU_NODES_PER_SECOND: f64 = 4e11;
+
+/// Which backend counts a board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    Cpu,
+    Gpu,
+    /// The CPU until the GPU has opened, then whichever would finish first.
+    Race,
+}
+
+/// What a board costs the GPU besides its search (prefixes, transfers, launches), as a
+/// race with the CPU reckons it.
+const GPU_BOARD_SECONDS: f64 = 0.02;
+/// How often a race looks whether the GPU has opened.
+const RACE_LOOK_EVERY: Duration = Duration::from_millis(1);
 
 /// Why a board was not solved.
 #[derive(Debug)]
@@ -290,7 +306,17 @@ impl Solver {
         report.plan_time = case.plan_time;
         let mut result = None;
         let estimate = case.estimated.then(|| work.iter().sum::<f64>());
-        if self.wants_gpu(plan, &roots, estimate, &mut report.warnings) {
+        let mut choice = self.choose(plan, &roots, estimate, part.record.is_some(), &mut report.warnings);
+        if choice == Choice::Race {
+            let threads = rayon::current_num_threads() as f64;
+            let rate = SCALAR_NODES_PER_SECOND * cpu::speedup_over_scalar(plan, base.depth) * threads;
+            let nodes = estimate.unwrap_or_else(|| roots.estimated_nodes(plan, ESTIMATE_DIVES));
+            if self.race_on_cpu(case, part, units(rate), nodes, ctl, &mut report)? {
+                result = Some(());
+            }
+            choice = Choice::Gpu;
+        }
+        if choice == Choice::Gpu && result.is_none() {
             match self.count_on_gpu(case, part, &roots, &work, units(GPU_NODES_PER_SECOND), ctl, &mut report) {
                 Ok(true) => result = Some(()),
                 Ok(false) => {}
@@ -353,29 +379,93 @@ impl Solver {
         }
     }
 
-    /// Whether these prefixes go to the GPU: always with `--backend gpu`; with `auto`, when
-    /// a GPU is usable or still opening, some board's estimate was big enough to open it
-    /// (see [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU would take
-    /// longer than the GPU would, its start-up included while it is still opening.
-    /// `estimate` is the prefixes' estimated search nodes, where their blocks were estimated.
-    fn wants_gpu(&mut self, plan: &Plan, roots: &Prefixes, estimate: Option<f64>, warnings: &mut Vec<String>) -> bool {
+    /// Which backend counts these prefixes: always the GPU with `--backend gpu`; with
+    /// `auto`, when a GPU is usable or still opening, some board's estimate was big enough
+    /// to open it (see [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU
+    /// would take longer than the GPU would. While the GPU is still opening, a board that
+    /// the estimate alone does not settle starts on the CPU and races it (see
+    /// [`Solver::race_on_cpu`]), unless its units are recorded as they finish.
+    /// `estimate` is the prefixes' estimated search nodes, where they were estimated.
+    fn choose(&mut self, plan: &Plan, roots: &Prefixes, estimate: Option<f64>, recorded: bool, warnings: &mut Vec<String>) -> Choice {
         match self.options.backend {
-            BackendChoice::Cpu => false,
-            BackendChoice::Gpu => true,
+            BackendChoice::Cpu => Choice::Cpu,
+            BackendChoice::Gpu => Choice::Gpu,
             BackendChoice::Auto => {
                 if !self.gpu.may_be_usable() {
-                    return false;
+                    return Choice::Cpu;
                 }
-                let start_up = self.gpu.opening_since().map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
-                let seconds = AUTO_GPU_SECONDS + start_up;
-                let sure = estimate.is_some_and(|nodes| cpu_surely_takes(nodes, rayon::current_num_threads(), seconds));
-                if !sure && !cpu_would_take(plan, roots, seconds) {
-                    return false;
-                }
+                let opening = self.gpu.opening_since();
+                let start_up = opening.map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
+                let threads = rayon::current_num_threads();
                 // A GPU still opening is waited for in count_on_gpu, after the board's GPU
                 // prefixes are planned, so that the planning overlaps the start-up.
-                self.gpu.opening_since().is_some() || self.auto_gpu_opened(warnings)
+                if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, AUTO_GPU_SECONDS + start_up)) {
+                    return if opening.is_some() || self.auto_gpu_opened(warnings) { Choice::Gpu } else { Choice::Cpu };
+                }
+                if !cpu_would_take(plan, roots, AUTO_GPU_SECONDS) {
+                    Choice::Cpu
+                } else if opening.is_some() && !recorded {
+                    Choice::Race
+                } else if opening.is_some() || self.auto_gpu_opened(warnings) {
+                    Choice::Gpu
+                } else {
+                    Choice::Cpu
+                }
             }
+        }
+    }
+
+    /// For `auto`, while the GPU is still opening: counts `part` of `case` (one unit) on
+    /// the CPU until the GPU has opened, then lets the CPU go on only if, at the rate it
+    /// has kept, it would finish before the GPU would count the board's `nodes` estimated
+    /// nodes. True when the CPU counted it (as it does when the GPU fails to open); false
+    /// when it gave way to the GPU, its partial count dropped.
+    fn race_on_cpu(
+        &mut self,
+        case: &Case,
+        part: &Part<'_>,
+        unit: Vec<Unit>,
+        nodes: f64,
+        ctl: &Control,
+        report: &mut Report,
+    ) -> Result<bool, SolveError> {
+        let Some(opened) = self.gpu.outcome() else { return Ok(false) };
+        let gpu_seconds = GPU_BOARD_SECONDS + nodes / GPU_NODES_PER_SECOND;
+        let raced = Control::default();
+        let finished = AtomicBool::new(false);
+        let started = Instant::now();
+        let counted = std::thread::scope(|scope| {
+            scope.spawn(|| loop {
+                if finished.load(Ordering::Relaxed) {
+                    return;
+                }
+                if ctl.check().is_err() {
+                    return raced.cancel();
+                }
+                match opened.get() {
+                    None => std::thread::sleep(RACE_LOOK_EVERY),
+                    Some(false) => return,
+                    Some(true) => {
+                        let left = raced.progress().map_or(f64::INFINITY, |p| {
+                            let done = p.done as f64 / p.total.max(1) as f64;
+                            p.since.elapsed().as_secs_f64() * (1.0 - done) / done
+                        });
+                        if left > gpu_seconds {
+                            raced.cancel();
+                        }
+                        return;
+                    }
+                }
+            });
+            let counted = self.count_on_cpu(case, part, unit, &raced, report);
+            finished.store(true, Ordering::Relaxed);
+            counted
+        });
+        report.race_time = Some(started.elapsed());
+        match counted {
+            Ok(()) => Ok(true),
+            Err(SolveError::Interrupted) if ctl.check().is_ok() => Ok(false),
+            Err(e) => Err(e),
         }
     }
 
@@ -412,13 +502,15 @@ impl Solver {
         let plan = &case.plan;
         let estimated_nodes = if case.estimated { work.iter().sum() } else { roots.estimated_nodes(plan, ESTIMATE_DIVES) };
         let all_work = work.iter().sum::<f64>().max(roots.items.len() as f64);
-        // A part of a case (a shard, or what a checkpoint left) gets its share of the whole
-        // case's prefixes, so that they are as small as the whole case's: a part has as
-        // heavy prefixes as the whole, and the heaviest makes the tail of the count.
-        let share = if case.estimated && case.whole > 0.0 { estimated_nodes / case.whole } else { 1.0 };
-        let basis = if share < 1.0 { case.whole } else { estimated_nodes };
+        // A part of a case (a shard, or what a checkpoint left) gets at least its share of
+        // the whole case's prefixes, so that they are as small as the whole case's (a part
+        // has as heavy prefixes as the whole, and the heaviest makes the tail of the
+        // count), and at least what a board of its own size gets: a short count has few
+        // prefixes a thread, and a whole board's are too coarse to end it evenly.
+        let share = if case.estimated && case.whole > 0.0 { (estimated_nodes / case.whole).min(1.0) } else { 1.0 };
         let target = self.options.gpu_prefixes.unwrap_or_else(|| {
-            ((gpu::prefix_target(basis) as f64 * share) as usize).max(gpu::finest(estimated_nodes)).max(gpu::GPU_MIN_TARGET)
+            let of_whole = (gpu::prefix_target(case.whole) as f64 * share) as usize;
+            gpu::prefix_target(estimated_nodes).max(of_whole)
         });
         let deeper = prefix::deeper(plan, roots, target);
         report.prefix_time = started.elapsed();
@@ -445,7 +537,7 @@ impl Solver {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex, OnceLock};
 
     use super::*;
 
@@ -467,13 +559,56 @@ mod tests {
         let mut solver = Solver::new(Options::default());
         let case = solver.prepare(&board, Shard::WHOLE);
         let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
-        let failing = std::thread::spawn(|| Err(GpuError::NoDevice("none here".into())));
-        solver.gpu = Opener::Opening(failing, Instant::now());
+        solver.gpu = opening(Duration::ZERO, false);
         let mut report = Report::new(&board, &case.plan, &case.base);
         let units = part.selection.units(case.work(), f64::INFINITY);
         assert!(!solver.count_on_gpu(&case, &part, &case.base, case.work(), units, &Control::default(), &mut report).unwrap());
         assert!(matches!(solver.gpu, Opener::Unusable(GpuError::NoDevice(_))));
         assert!(report.kernel_time.is_none() && report.warnings.is_empty());
+    }
+
+    /// An opener that says, after `after`, that the GPU opened (`said`), though its thread
+    /// then finds no device.
+    fn opening(after: Duration, said: bool) -> Opener {
+        let cell = Arc::new(OnceLock::new());
+        let set = Arc::clone(&cell);
+        let thread = std::thread::spawn(move || {
+            std::thread::sleep(after);
+            let _ = set.set(said);
+            Err(GpuError::NoDevice("none here".into()))
+        });
+        Opener::Opening(thread, Instant::now(), cell)
+    }
+
+    #[test]
+    fn a_board_started_on_the_cpu_gives_way_once_the_gpu_opens_and_is_still_counted() {
+        let board = Board::empty(16).unwrap();
+        let want = solve_on_cpu(&board);
+        for (said, gave_way) in [(true, true), (false, false)] {
+            let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
+            solver.gpu = opening(Duration::from_millis(30), said);
+            let report = solver.solve(&board, &Control::default()).unwrap();
+            assert_eq!(report.count, want);
+            let race = report.race_time.expect("the board raced");
+            // Given way: the CPU stopped when the GPU said it opened, and counted it all again.
+            assert_eq!(race < Duration::from_millis(200), gave_way, "raced for {race:?}");
+        }
+    }
+
+    #[test]
+    fn a_count_that_records_its_units_never_races() {
+        let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
+        solver.gpu = opening(Duration::from_secs(60), true);
+        let mut warnings = Vec::new();
+        let case = solver.prepare(&Board::empty(16).unwrap(), Shard::WHOLE);
+        assert_eq!(solver.choose(&case.plan, &case.base, None, true, &mut warnings), Choice::Gpu);
+        assert_eq!(solver.choose(&case.plan, &case.base, None, false, &mut warnings), Choice::Race);
+        let small = solver.prepare(&Board::empty(10).unwrap(), Shard::WHOLE);
+        assert_eq!(solver.choose(&small.plan, &small.base, None, false, &mut warnings), Choice::Cpu);
+    }
+
+    fn solve_on_cpu(board: &Board) -> u128 {
+        Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() }).solve(board, &Control::default()).unwrap().count
     }
 
     #[test]

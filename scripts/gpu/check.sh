@@ -36,7 +36,7 @@ nvidia-smi -L | tee "$OUT/device.txt"
 "$BIN" --version | tee -a "$OUT/device.txt"
 
 log "== 1. fixtures on the GPU"
-for f in fixtures/*.in fixtures/long/*.in; do
+for f in fixtures/*.in fixtures/long/*.in fixtures/bench/judge.in; do
     if "$BIN" --backend gpu "$f" > "$work/got" 2>> "$OUT/check.log" && diff -q "$work/got" "${f%.in}.out" > /dev/null; then
         log "ok   $f"
     else
@@ -170,7 +170,7 @@ if [ "${SKIP_AUTO:-0}" != 1 ]; then
     log "== 5. auto against cpu and gpu"
     table="$OUT/auto.md"
     new_table "$table" "input | ${OLD_BIN:+old auto | }auto | cpu | gpu | auto picked"
-    for f in ${AUTO_INPUTS:-fixtures/empty_1_16.in fixtures/bench/empty_16.in fixtures/bench/bottom_17.in fixtures/bench/mirror_17.in fixtures/bench/empty_17.in fixtures/bench/density_18_20.in fixtures/bench/empty_18.in fixtures/bench/density_18_10.in fixtures/bench/empty_19.in fixtures/bench/stress.in}; do
+    for f in ${AUTO_INPUTS:-fixtures/bench/judge.in fixtures/empty_1_16.in fixtures/bench/empty_16.in fixtures/bench/bottom_17.in fixtures/bench/mirror_17.in fixtures/bench/empty_17.in fixtures/bench/density_18_20.in fixtures/bench/empty_18.in fixtures/bench/density_18_10.in fixtures/bench/empty_19.in fixtures/bench/stress.in}; do
         # One run gives the answer to check and the backend picked for each case.
         "$BIN" --stats "$f" > "$work/auto.out" 2> "$work/auto.stats"
         diff -q "$work/auto.out" "${f%.in}.out" > /dev/null 2>&1 || [ ! -f "${f%.in}.out" ] || fail "$f: auto's answer differs"

@@ -1,6 +1,7 @@
 //! The GPU, opened on a thread of its own so that CUDA's start-up overlaps planning the
 //! board that needs it.
 
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -10,8 +11,9 @@ use crate::gpu::{Gpu, GpuError};
 pub(super) enum Opener {
     /// Not asked for yet.
     Idle,
-    /// Opening on the thread, since the instant.
-    Opening(JoinHandle<Result<Gpu, GpuError>>, Instant),
+    /// Opening on the thread, since the instant; the thread says in the cell whether it
+    /// opened, just before it ends.
+    Opening(JoinHandle<Result<Gpu, GpuError>>, Instant, Arc<OnceLock<bool>>),
     Ready(Gpu),
     Unusable(GpuError),
 }
@@ -21,7 +23,14 @@ impl Opener {
     /// background; with `quick_exit`, its driver's teardown is handed to a child process
     /// (see [`Gpu::hand_over_teardown`]).
     pub(super) fn start(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
-        Opener::Opening(std::thread::spawn(move || open(devices.as_deref(), quick_exit)), Instant::now())
+        let opened = Arc::new(OnceLock::new());
+        let said = Arc::clone(&opened);
+        let thread = std::thread::spawn(move || {
+            let gpu = open(devices.as_deref(), quick_exit);
+            let _ = said.set(gpu.is_ok());
+            gpu
+        });
+        Opener::Opening(thread, Instant::now(), opened)
     }
 
     /// Whether nothing has been asked of the GPU yet.
@@ -37,7 +46,15 @@ impl Opener {
     /// When the GPU began to open, while it still is opening.
     pub(super) fn opening_since(&self) -> Option<Instant> {
         match self {
-            Opener::Opening(handle, since) if !handle.is_finished() => Some(*since),
+            Opener::Opening(handle, since, _) if !handle.is_finished() => Some(*since),
+            _ => None,
+        }
+    }
+
+    /// While the GPU is opening: the cell that will say whether it opened.
+    pub(super) fn outcome(&self) -> Option<Arc<OnceLock<bool>>> {
+        match self {
+            Opener::Opening(_, _, opened) => Some(Arc::clone(opened)),
             _ => None,
         }
     }
@@ -47,7 +64,7 @@ impl Opener {
     pub(super) fn wait(&mut self, devices: Option<&[usize]>, quick_exit: bool) -> Result<&Gpu, GpuError> {
         if let Opener::Opening(..) | Opener::Idle = self {
             let opened = match std::mem::replace(self, Opener::Idle) {
-                Opener::Opening(handle, _) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
+                Opener::Opening(handle, ..) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
                 _ => open(devices, quick_exit),
             };
             *self = match opened {

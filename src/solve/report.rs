@@ -43,6 +43,9 @@ pub struct Report {
     pub prefix_time: Duration,
     /// Time spent waiting for the GPU to finish opening.
     pub gpu_wait: Duration,
+    /// Time the CPU counted while the GPU was opening, under `auto` (see
+    /// [`crate::solve::Solver::count`]), whether or not it finished.
+    pub race_time: Option<Duration>,
     /// Time in GPU kernels and transfers, apart from start-up.
     pub kernel_time: Option<Duration>,
     /// Things the user should know that did not stop the count (a GPU that failed, say),
@@ -71,6 +74,7 @@ impl Report {
             plan_time: Duration::ZERO,
             prefix_time: Duration::ZERO,
             gpu_wait: Duration::ZERO,
+            race_time: None,
             kernel_time: None,
             warnings: Vec::new(),
         }
@@ -100,6 +104,9 @@ impl fmt::Display for Report {
             write!(f, " resumed-nodes={}", self.nodes_before)?;
         }
         write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
+        if let Some(race) = self.race_time {
+            write!(f, " cpu-race={:.3}s", race.as_secs_f64())?;
+        }
         if let Some(k) = self.kernel_time {
             write!(
                 f,
