@@ -23,6 +23,9 @@ impl std::error::Error for Interrupted {}
 #[derive(Debug, Default)]
 pub struct Control {
     cancel: Arc<AtomicBool>,
+    /// Set to stop the current count so that another backend takes it over (see
+    /// [`Control::give_way`]); unlike a cancel, it is cleared once seen.
+    give_way: AtomicBool,
     signal: AtomicI32,
     done: AtomicU64,
     total: AtomicU64,
@@ -59,9 +62,26 @@ impl Control {
         Some(self.signal.load(Ordering::Relaxed)).filter(|&s| s != 0)
     }
 
-    /// `Err(Interrupted)` once cancelled.
+    /// Stops the current count, not the run: the counter returns `Interrupted`, and
+    /// [`Control::gave_way`] tells the caller that it was asked to.
+    pub fn give_way(&self) {
+        self.give_way.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the count was stopped by [`Control::give_way`] rather than cancelled; clears
+    /// the request.
+    pub fn gave_way(&self) -> bool {
+        self.give_way.swap(false, Ordering::Relaxed) && !self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// Whether the run was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// `Err(Interrupted)` once cancelled, or asked to give way.
     pub fn check(&self) -> Result<(), Interrupted> {
-        if self.cancel.load(Ordering::Relaxed) {
+        if self.cancel.load(Ordering::Relaxed) || self.give_way.load(Ordering::Relaxed) {
             Err(Interrupted)
         } else {
             Ok(())
@@ -130,6 +150,18 @@ mod tests {
             })
         });
         assert!(cancelled);
+    }
+
+    #[test]
+    fn giving_way_stops_one_count_and_is_told_from_a_cancel() {
+        let ctl = Control::default();
+        ctl.give_way();
+        assert!(ctl.check().is_err());
+        assert!(ctl.gave_way());
+        assert!(ctl.check().is_ok() && !ctl.gave_way());
+        ctl.give_way();
+        ctl.cancel();
+        assert!(!ctl.gave_way() && ctl.check().is_err());
     }
 
     #[test]

@@ -431,40 +431,41 @@ impl Solver {
     ) -> Result<bool, SolveError> {
         let Some(opened) = self.gpu.outcome() else { return Ok(false) };
         let gpu_seconds = GPU_BOARD_SECONDS + nodes / GPU_NODES_PER_SECOND;
-        let raced = Control::default();
         let finished = AtomicBool::new(false);
         let started = Instant::now();
         let counted = std::thread::scope(|scope| {
             scope.spawn(|| loop {
-                if finished.load(Ordering::Relaxed) {
+                if finished.load(Ordering::Relaxed) || ctl.is_cancelled() {
                     return;
-                }
-                if ctl.check().is_err() {
-                    return raced.cancel();
                 }
                 match opened.get() {
                     None => std::thread::sleep(RACE_LOOK_EVERY),
                     Some(false) => return,
                     Some(true) => {
-                        let left = raced.progress().map_or(f64::INFINITY, |p| {
+                        let left = ctl.progress().map_or(f64::INFINITY, |p| {
                             let done = p.done as f64 / p.total.max(1) as f64;
                             p.since.elapsed().as_secs_f64() * (1.0 - done) / done
                         });
-                        if left > gpu_seconds {
-                            raced.cancel();
+                        if left > gpu_seconds && !finished.load(Ordering::Relaxed) {
+                            ctl.give_way();
                         }
                         return;
                     }
                 }
             });
-            let counted = self.count_on_cpu(case, part, unit, &raced, report);
+            let counted = self.count_on_cpu(case, part, unit, ctl, report);
             finished.store(true, Ordering::Relaxed);
             counted
         });
         report.race_time = Some(started.elapsed());
+        // Asked to give way just as the count ended: the request is dropped with it.
+        let gave_way = ctl.gave_way();
         match counted {
             Ok(()) => Ok(true),
-            Err(SolveError::Interrupted) if ctl.check().is_ok() => Ok(false),
+            Err(SolveError::Interrupted) if gave_way => {
+                (report.count, report.nodes) = (0, 0);
+                Ok(false)
+            }
             Err(e) => Err(e),
         }
     }
