@@ -6,6 +6,7 @@
 mod count;
 mod dry_run;
 mod merge;
+mod read_ahead;
 mod table;
 
 use std::fmt;

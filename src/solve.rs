@@ -22,7 +22,7 @@ use crate::prefix::{self, Prefix, Prefixes};
 use crate::split::{self, Root, Split};
 use crate::tally::Tally;
 use crate::work::{Blocks, Selection, Shard, Unit};
-use auto::{cpu_surely_takes, cpu_would_take, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
+use auto::{cpu_seconds, cpu_surely_takes, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
 use opener::Opener;
 pub use report::Report;
 
@@ -78,6 +78,18 @@ enum Choice {
     Gpu,
     /// The CPU until the GPU has opened, then whichever would finish first.
     Race,
+}
+
+/// For `auto`, a board the CPU would count in `cpu` seconds: the CPU below
+/// [`AUTO_GPU_SECONDS`]; while the GPU is opening, `start_up` seconds more at most, a race
+/// between them (or the CPU, where the units are `recorded` as they finish); else the GPU.
+fn route(cpu: f64, start_up: Option<f64>, recorded: bool) -> Choice {
+    match start_up {
+        _ if cpu < AUTO_GPU_SECONDS => Choice::Cpu,
+        Some(s) if cpu < AUTO_GPU_SECONDS + s && recorded => Choice::Cpu,
+        Some(s) if cpu < AUTO_GPU_SECONDS + s => Choice::Race,
+        _ => Choice::Gpu,
+    }
 }
 
 /// What a board costs the GPU besides its search (prefixes, transfers, launches), as a
@@ -210,6 +222,16 @@ impl Solver {
     /// The GPU, waiting for it to open if need be; an error when none is usable.
     pub fn gpu(&mut self) -> Result<&gpu::Gpu, GpuError> {
         self.gpu.wait(self.options.devices.as_deref(), self.options.quick_exit)
+    }
+
+    /// For `auto`: `board` will be counted later, after those before it. If it may need the
+    /// GPU, the GPU starts opening in the background now, so that its start-up overlaps
+    /// the boards before it.
+    pub fn expect(&mut self, board: &Board) {
+        if self.options.backend == BackendChoice::Auto && self.gpu.is_idle() && plan::small_count(board).is_none() {
+            let cut = if self.options.no_symmetry { 1.0 } else { PLANNING_CUT };
+            self.open_gpu_if_needed(Plan::as_is(board).expected_nodes, cut);
+        }
     }
 
     /// Counts the solutions of `board`, all of them.
@@ -382,9 +404,10 @@ impl Solver {
     /// Which backend counts these prefixes: always the GPU with `--backend gpu`; with
     /// `auto`, when a GPU is usable or still opening, some board's estimate was big enough
     /// to open it (see [`Solver::open_gpu_if_needed`]), and a timed sample says the CPU
-    /// would take longer than the GPU would. While the GPU is still opening, a board that
-    /// the estimate alone does not settle starts on the CPU and races it (see
-    /// [`Solver::race_on_cpu`]), unless its units are recorded as they finish.
+    /// would take longer than the GPU would, its start-up included while it is opening. A
+    /// board the sample puts within the start-up starts on the CPU and races the GPU's
+    /// opening (see [`Solver::race_on_cpu`]), unless its units are recorded as they finish:
+    /// the sample may have judged the CPU too fast.
     /// `estimate` is the prefixes' estimated search nodes, where they were estimated.
     fn choose(&mut self, plan: &Plan, roots: &Prefixes, estimate: Option<f64>, recorded: bool, warnings: &mut Vec<String>) -> Choice {
         match self.options.backend {
@@ -402,14 +425,10 @@ impl Solver {
                 if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, AUTO_GPU_SECONDS + start_up)) {
                     return if opening.is_some() || self.auto_gpu_opened(warnings) { Choice::Gpu } else { Choice::Cpu };
                 }
-                if !cpu_would_take(plan, roots, AUTO_GPU_SECONDS) {
-                    Choice::Cpu
-                } else if opening.is_some() && !recorded {
-                    Choice::Race
-                } else if opening.is_some() || self.auto_gpu_opened(warnings) {
-                    Choice::Gpu
-                } else {
-                    Choice::Cpu
+                let cpu = cpu_seconds(plan, roots, AUTO_GPU_SECONDS + start_up);
+                match route(cpu, opening.map(|_| start_up), recorded) {
+                    Choice::Gpu if opening.is_none() && !self.auto_gpu_opened(warnings) => Choice::Cpu,
+                    choice => choice,
                 }
             }
         }
@@ -442,6 +461,7 @@ impl Solver {
                     None => std::thread::sleep(RACE_LOOK_EVERY),
                     Some(false) => return,
                     Some(true) => {
+                        // With nothing done yet, the time left is unknown: the GPU takes it.
                         let left = ctl.progress().map_or(f64::INFINITY, |p| {
                             let done = p.done as f64 / p.total.max(1) as f64;
                             p.since.elapsed().as_secs_f64() * (1.0 - done) / done
@@ -585,27 +605,41 @@ mod tests {
     fn a_board_started_on_the_cpu_gives_way_once_the_gpu_opens_and_is_still_counted() {
         let board = Board::empty(16).unwrap();
         let want = solve_on_cpu(&board);
-        for (said, gave_way) in [(true, true), (false, false)] {
+        // Whether the GPU opened, its nodes (1: it would count them at once; 1e18: never),
+        // and whether the CPU should give way.
+        for (said, nodes, gave_way) in [(true, 1.0, true), (true, 1e18, false), (false, 1.0, false)] {
             let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
-            solver.gpu = opening(Duration::from_millis(30), said);
-            let report = solver.solve(&board, &Control::default()).unwrap();
-            assert_eq!(report.count, want);
-            let race = report.race_time.expect("the board raced");
-            // Given way: the CPU stopped when the GPU said it opened, and counted it all again.
-            assert_eq!(race < Duration::from_millis(200), gave_way, "raced for {race:?}");
+            let case = solver.prepare(&board, Shard::WHOLE);
+            let cell = Arc::new(OnceLock::new());
+            solver.gpu = Opener::Opening(std::thread::spawn(|| Err(GpuError::NoDevice("none".into()))), Instant::now(), Arc::clone(&cell));
+            let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
+            let mut report = Report::new(&board, &case.plan, &case.base);
+            let unit = part.selection.units(case.work(), f64::INFINITY);
+            let ctl = Control::default();
+            // The GPU says whether it opened as soon as the CPU has taken some work.
+            let raced = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    while ctl.progress().is_none_or(|p| p.done == 0) {
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
+                    let _ = cell.set(said);
+                });
+                solver.race_on_cpu(&case, &part, unit, nodes, &ctl, &mut report).unwrap()
+            });
+            assert_eq!(raced, !gave_way);
+            assert_eq!(report.count, if gave_way { 0 } else { want });
+            assert!(ctl.check().is_ok(), "the run goes on");
         }
     }
 
     #[test]
-    fn a_count_that_records_its_units_never_races() {
-        let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
-        solver.gpu = opening(Duration::from_secs(60), true);
-        let mut warnings = Vec::new();
-        let case = solver.prepare(&Board::empty(16).unwrap(), Shard::WHOLE);
-        assert_eq!(solver.choose(&case.plan, &case.base, None, true, &mut warnings), Choice::Gpu);
-        assert_eq!(solver.choose(&case.plan, &case.base, None, false, &mut warnings), Choice::Race);
-        let small = solver.prepare(&Board::empty(10).unwrap(), Shard::WHOLE);
-        assert_eq!(solver.choose(&small.plan, &small.base, None, false, &mut warnings), Choice::Cpu);
+    fn boards_race_only_within_the_gpus_start_up_and_never_when_recorded() {
+        assert_eq!(route(0.01, Some(0.2), false), Choice::Cpu);
+        assert_eq!(route(0.1, Some(0.2), false), Choice::Race);
+        assert_eq!(route(0.1, Some(0.2), true), Choice::Cpu);
+        assert_eq!(route(0.5, Some(0.2), false), Choice::Gpu);
+        assert_eq!(route(0.1, None, false), Choice::Gpu);
+        assert_eq!(route(0.01, None, false), Choice::Cpu);
     }
 
     fn solve_on_cpu(board: &Board) -> u128 {

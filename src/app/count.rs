@@ -9,11 +9,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::dry_run;
+use super::read_ahead::ReadAhead;
 use super::{Config, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
 use crate::checkpoint::{Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
-use crate::parse::Parser;
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
 use crate::solve::{self, BackendChoice, Part, Report, SolveError, Solver};
@@ -51,8 +51,8 @@ pub(super) fn run<O: Write, E: Write>(
     };
     let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl };
     for (index, input) in config.inputs.iter().enumerate() {
-        let reader: Box<dyn BufRead> = match input {
-            Input::Stdin => Box::new(io::stdin().lock()),
+        let reader: Box<dyn BufRead + Send> = match input {
+            Input::Stdin => Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
             Input::File(path) => match File::open(path) {
                 Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
                 Err(e) => {
@@ -117,12 +117,16 @@ impl Counter<'_> {
         &mut self,
         index: usize,
         input: &Input,
-        reader: impl BufRead,
+        reader: impl BufRead + Send + 'static,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<bool, Stop> {
         let name = input.name();
         let mut cases = 0;
-        for board in Parser::new(reader) {
+        let mut boards = ReadAhead::start(reader);
+        while let Some(board) = boards.next() {
+            for later in boards.newly_queued() {
+                self.solver.expect(later);
+            }
             let board = match board {
                 Ok(b) => b,
                 Err(e) => {

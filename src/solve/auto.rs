@@ -45,31 +45,32 @@ pub fn cpu_surely_takes(nodes: f64, threads: usize, seconds: f64) -> bool {
     nodes >= ESTIMATE_MARGIN * seconds * NODES_PER_THREAD_SECOND * threads as f64
 }
 
-/// Whether the whole board would take the CPU pool at least `seconds`, judged by timing an
-/// even sample of its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how
-/// much faster the search the CPU would run is. Sampling stops as soon as the answer is
-/// known to be yes, within a prefix if need be: on a large board the full sample would cost
-/// more than the GPU's whole count. The lanes cannot time a sample fairly: with so few
-/// prefixes, most lanes wait for the longest one.
-pub fn cpu_would_take(plan: &Plan, base: &Prefixes, seconds: f64) -> bool {
+/// How long the whole board would take the CPU pool, judged by timing an even sample of
+/// its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how much faster
+/// the search the CPU would run is; or, once that is known to be at least `cap`, a figure
+/// of at least `cap`. Sampling stops as soon as it is, within a prefix if need be: on a
+/// large board the full sample would cost more than the GPU's whole count. The lanes
+/// cannot time a sample fairly: with so few prefixes, most lanes wait for the longest one.
+pub fn cpu_seconds(plan: &Plan, base: &Prefixes, cap: f64) -> f64 {
     if base.depth >= plan.n || base.items.is_empty() {
-        return false;
+        return 0.0;
     }
     let step = (base.items.len() / SAMPLE).max(1);
     let planned = base.items.len().div_ceil(step);
     let threads = rayon::current_num_threads() as f64;
     let scale = base.items.len() as f64 / planned as f64 / threads / cpu::speedup_over_scalar(plan, base.depth);
     // The sample's time, scaled, can only grow into the estimate: once it has run this
-    // long, the answer is yes.
-    let enough = Duration::try_from_secs_f64(seconds / scale).unwrap_or(Duration::MAX);
+    // long, the answer is known to be at least `cap`.
+    let enough = Duration::try_from_secs_f64(cap / scale).unwrap_or(Duration::MAX);
+    let started = Instant::now();
     control::with_time_limit(enough, |ctl| {
-        let started = Instant::now();
         base.items.iter().step_by(step).any(|p| {
             let b = p.board as usize;
             let counted = std::hint::black_box(cpu::count_prefix(&plan.boards[b], &plan.due[b], base.depth, p, ctl));
             counted.is_err() || started.elapsed() >= enough
         })
-    })
+    });
+    started.elapsed().as_secs_f64() * scale
 }
 
 #[cfg(test)]
@@ -95,8 +96,8 @@ mod tests {
     #[test]
     fn the_cpu_sample_tells_big_boards_from_small_ones() {
         let big = Plan::plain(&Board::empty(15).unwrap());
-        assert!(cpu_would_take(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9));
+        assert!(cpu_seconds(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9) >= 1e-9);
         let small = Plan::plain(&Board::empty(8).unwrap());
-        assert!(!cpu_would_take(&small, &prefix::expand(&small, 10), 10.0));
+        assert!(cpu_seconds(&small, &prefix::expand(&small, 10), 10.0) < 0.01);
     }
 }
