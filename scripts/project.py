@@ -3,12 +3,14 @@
 
     scripts/project.py run N M S [--seed 1] [--nqueen BIN] [--backend gpu] --out FILE
     scripts/project.py run N M --shards 0-127 [...] --out FILE
-    scripts/project.py report FILE... [--sample S] [--seed 1] [--markdown]
+    scripts/project.py report FILE... [--sample S] [--seed 1] [--json]
+    scripts/project.py parts FILE... > parts.jsonl        # then: nqueen --merge parts.jsonl
 
 `run` counts S shards of the M shards of empty N, drawn at random from the seed (or the
 listed shards), in one nqueen process (`--shard k1,k2,.../M --stats`), and appends one JSON
 line per shard to FILE: its count, nodes, kernel seconds, the shard's seconds from its
-planning to its end, and the device.
+planning to its end, the device and the shard's part record; `parts` prints those
+records back, for `nqueen --merge`.
 
 `report` groups the lines by (n, M) and, from each group's sample (all its lines, or S of
 them drawn by the seed), projects the whole board: device-hours (M times the mean
@@ -93,7 +95,8 @@ def row(args, record, stats):
     device = re.search(r'backend=(\w+)\(([^;)]*)', stats)
     return {'n': args.n, 'shards': args.m, 'shard': record['shard'], 'count': record['count'], 'nodes': record['nodes'],
             'seconds': record['seconds'], 'kernel': float(kernel.group(1)) if kernel else None,
-            'device': f'{device.group(1)}: {device.group(2)}' if device else record['backend'], 'seed': args.seed}
+            'device': f'{device.group(1)}: {device.group(2)}' if device else record['backend'], 'seed': args.seed,
+            'part': record}
 
 
 def mean_ci(xs):
@@ -162,6 +165,14 @@ def report(args):
     return 0
 
 
+def parts(args):
+    for f in args.files:
+        for line in open(f):
+            if line.strip() and 'part' in json.loads(line):
+                print(json.dumps(json.loads(line)['part'], separators=(',', ':')))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='command', required=True)
@@ -179,8 +190,10 @@ def main():
     p.add_argument('--sample', type=int, help='draw this many of each group by the seed (default: all)')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--json', action='store_true')
+    q = sub.add_parser('parts', help='print the part records of counted shards')
+    q.add_argument('files', nargs='+')
     args = ap.parse_args()
-    return run(args) if args.command == 'run' else report(args)
+    return {'run': run, 'report': report, 'parts': parts}[args.command](args)
 
 
 if __name__ == '__main__':
