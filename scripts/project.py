@@ -76,13 +76,19 @@ def run(args):
                 out.flush()
                 pending = [r for r in pending if r['shard'] not in stats and not final]
 
+            ends = []
             for line in proc.stdout:
                 r = json.loads(line)
                 if r['record'] == 'case':
                     write(False)
                     pending.append(r)
+                else:
+                    ends.append(r)
             status = proc.wait()
             write(True)
+            # The end of the input, for each shard: what a merge needs besides the cases.
+            for r in ends:
+                out.write(json.dumps({'n': args.n, 'shards': args.m, 'end': r}) + '\n')
         if status:
             sys.stderr.write(errors.read_text())
         print(f'{written} of {len(shards)} shards of empty {args.n} / {args.m} counted into {args.out}', file=sys.stderr)
@@ -114,7 +120,7 @@ def known_counts():
 
 
 def report(args):
-    rows = [json.loads(l) for f in args.files for l in open(f) if l.strip()]
+    rows = [r for f in args.files for l in open(f) if l.strip() for r in [json.loads(l)] if 'count' in r]
     groups = {}
     for r in rows:
         groups.setdefault((r['n'], r['shards']), {})[r['shard']] = r
@@ -168,8 +174,9 @@ def report(args):
 def parts(args):
     for f in args.files:
         for line in open(f):
-            if line.strip() and 'part' in json.loads(line):
-                print(json.dumps(json.loads(line)['part'], separators=(',', ':')))
+            r = json.loads(line) if line.strip() else {}
+            if 'part' in r or 'end' in r:
+                print(json.dumps(r.get('part') or r['end'], separators=(',', ':')))
     return 0
 
 
