@@ -22,7 +22,7 @@ use crate::prefix::{self, Prefix, Prefixes};
 use crate::split::{self, Root, Split};
 use crate::tally::Tally;
 use crate::work::{Blocks, Selection, Shard, Unit};
-use auto::{cpu_seconds, cpu_surely_takes, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
+use auto::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu, AUTO_GPU_SECONDS, GPU_START_SECONDS, PLANNING_CUT};
 use opener::Opener;
 pub use report::Report;
 
@@ -228,6 +228,11 @@ impl Solver {
     /// GPU, the GPU starts opening in the background now, so that its start-up overlaps
     /// the boards before it.
     pub fn expect(&mut self, board: &Board) {
+        // Empty 14x14's whole tree has about 2.7e7 nodes: no board that small may need the
+        // GPU, even on one thread, and files of many small boards skip the estimate.
+        if board.n() < 15 {
+            return;
+        }
         if self.options.backend == BackendChoice::Auto && self.gpu.is_idle() && plan::small_count(board).is_none() {
             let cut = if self.options.no_symmetry { 1.0 } else { PLANNING_CUT };
             self.open_gpu_if_needed(Plan::as_is(board).expected_nodes, cut);
@@ -425,7 +430,10 @@ impl Solver {
                 if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, AUTO_GPU_SECONDS + start_up)) {
                     return if opening.is_some() || self.auto_gpu_opened(warnings) { Choice::Gpu } else { Choice::Cpu };
                 }
-                let cpu = cpu_seconds(plan, roots, AUTO_GPU_SECONDS + start_up);
+                // The timed sample can judge the CPU several times too fast (heavy prefixes
+                // it misses, threads that share cores), so the planner's estimate bounds it.
+                let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, threads));
+                let cpu = cpu_seconds(plan, roots, AUTO_GPU_SECONDS + start_up).max(planned);
                 match route(cpu, opening.map(|_| start_up), recorded) {
                     Choice::Gpu if opening.is_none() && !self.auto_gpu_opened(warnings) => Choice::Cpu,
                     choice => choice,

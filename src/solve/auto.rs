@@ -13,25 +13,36 @@ use crate::prefix::Prefixes;
 /// estimate assumes every thread runs at full speed.
 pub const AUTO_GPU_SECONDS: f64 = 0.05;
 /// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
-/// opening: the driver's start-up and the context, with a margin, since boards near the
-/// line were slower on the GPU with less.
-pub const GPU_START_SECONDS: f64 = 0.25;
+/// opening: the driver's start-up and the context (about 0.17 s on an H100 host), with a
+/// margin.
+pub const GPU_START_SECONDS: f64 = 0.2;
 /// Prefixes timed on the CPU to estimate a board's cost.
 const SAMPLE: usize = 64;
 /// Search nodes one thread gets through per second at full speed (the AVX-512 lanes on
 /// the benchmark boards; the scalar search does about a fifth of that).
 const NODES_PER_THREAD_SECOND: f64 = 6e8;
+/// The CPU's search nodes per node of Knuth's estimate of the same tree: the CPU counts
+/// the last two rows in closed form (about 0.8 on the split boards of empty 15x15 and
+/// 17x17).
+const CPU_NODES_PER_ESTIMATED: f64 = 0.8;
+
+/// How long `threads` CPU threads would take over a search estimated at `nodes` nodes, at
+/// full speed.
+pub fn cpu_seconds_by_estimate(nodes: f64, threads: usize) -> f64 {
+    nodes * CPU_NODES_PER_ESTIMATED / (NODES_PER_THREAD_SECOND * threads as f64)
+}
+
 /// How many times fewer nodes a plan may need than its board's plain tree: the symmetry
 /// split's gain (up to about 5x) times what the orientation and the quick estimate's
 /// error may add.
 pub const PLANNING_CUT: f64 = 8.0;
 
 /// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
-/// `auto` to move it to a GPU still to be opened, at full speed on every thread. A run
-/// that opens the GPU for nothing waits at exit for it to finish opening, so the bar is
-/// set by the fastest the CPU could be.
+/// `auto` to move it to a GPU still to be opened: as long as the opening, at full speed on
+/// every thread. A run that opens the GPU for nothing waits at exit for it to finish
+/// opening, and such a search ends no sooner than the opening does.
 pub fn may_need_gpu(nodes: f64, threads: usize) -> bool {
-    nodes >= (AUTO_GPU_SECONDS + GPU_START_SECONDS) * NODES_PER_THREAD_SECOND * threads as f64
+    nodes >= GPU_START_SECONDS * NODES_PER_THREAD_SECOND * threads as f64
 }
 
 /// How many times the estimate of a search's nodes may be off: an estimate this many times
@@ -85,6 +96,12 @@ mod tests {
         // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
         assert!(!may_need_gpu(quick(15), 16));
         assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+    }
+
+    #[test]
+    fn the_estimate_gives_seconds_at_full_speed() {
+        let seconds = cpu_seconds_by_estimate(1.2e10, 16);
+        assert!((seconds - 1.0).abs() < 1e-9, "{seconds}");
     }
 
     #[test]
