@@ -94,7 +94,8 @@ def projection_plot(rows):
         lo, hi = max(p['gpu_hours'] - p['gpu_hours_ci'], 10 ** ax.lo), p['gpu_hours'] + p['gpu_hours_ci']
         out.append(f'<line x1="{x:.1f}" y1="{ax.py(lo):.1f}" x2="{x:.1f}" y2="{ax.py(hi):.1f}" stroke="{c}" stroke-width="2"/>')
         out.append(f'<circle cx="{x:.1f}" cy="{ax.py(p["gpu_hours"]):.1f}" r="4" fill="{c}"/>')
-        out.append(f'<text x="{x + 8:.1f}" y="{ax.py(p["gpu_hours"]) + 4:.1f}">{p["gpu_hours"]:.3g} h</text>')
+        hours = f'{p["gpu_hours"]:,.0f}' if p['gpu_hours'] >= 100 else f'{p["gpu_hours"]:.3g}'
+        out.append(f'<text x="{x + 8:.1f}" y="{ax.py(p["gpu_hours"]) + 4:.1f}">{hours} h</text>')
         if p.get('measured_gpu_hours'):
             y = ax.py(p['measured_gpu_hours'])
             out.append(f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="none" stroke="{m}" stroke-width="2"/>')

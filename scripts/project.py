@@ -12,8 +12,8 @@ line per shard to FILE: its count, nodes, kernel seconds, the shard's seconds fr
 planning to its end, the device and the shard's part record; `parts` prints those
 records back, for `nqueen --merge`.
 
-`report` groups the lines by (n, M) and, from each group's sample (all its lines, or S of
-them drawn by the seed), projects the whole board: device-hours (M times the mean
+`report` groups the lines by (n, M) and, from each group's sample (all its lines, or, of
+a group that holds every shard, S of them drawn by the seed), projects the whole board: device-hours (M times the mean
 kernel time a shard on a GPU, or the mean time a shard on a CPU), search nodes and the count, each with a 95% interval from Student's t over
 the sample. Where the lines hold every shard of M, it prints the measured totals beside
 the projection; and where OEIS A000170 (fixtures/oeis/) knows the count, the known count.
@@ -127,7 +127,7 @@ def report(args):
     known = known_counts()
     out = []
     for (n, m), by_shard in sorted(groups.items()):
-        drawn = sample(m, args.sample, args.seed) if args.sample else sorted(by_shard)
+        drawn = sample(m, args.sample, args.seed) if args.sample and len(by_shard) == m else sorted(by_shard)
         missing = [k for k in drawn if k not in by_shard]
         if missing:
             print(f'empty {n} / {m}: the sample lacks shards {missing[:8]}...', file=sys.stderr)
@@ -194,7 +194,7 @@ def main():
     r.add_argument('--out', required=True)
     p = sub.add_parser('report', help='project from counted shards')
     p.add_argument('files', nargs='+')
-    p.add_argument('--sample', type=int, help='draw this many of each group by the seed (default: all)')
+    p.add_argument('--sample', type=int, help='draw this many of each group that holds every shard, by the seed')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--json', action='store_true')
     q = sub.add_parser('parts', help='print the part records of counted shards')
