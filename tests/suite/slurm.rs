@@ -1,5 +1,5 @@
-//! The job array on a real one-node Slurm cluster (deploy/slurm): eight shards of a board
-//! as array tasks, one of them killed mid-run and requeued by the cluster, the parts
+//! The job array on a real one-node Slurm cluster (deploy/slurm): sixteen shards of a
+//! board as eight array tasks of two shards each, one of them killed mid-run and requeued by the cluster, the parts
 //! merged and checked against a direct run. Needs root and Debian's slurmctld, slurmd,
 //! slurm-client and munge, which .ci/run installs; it leaves alone a machine whose Slurm
 //! is configured for another cluster.
@@ -72,18 +72,18 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
         Command::new("sbatch")
             .args(["--parsable", "--array=0-7", "--chdir"])
             .arg(dir.path())
-            .arg(format!("--export=ALL,NQUEEN={BIN}"))
+            .arg(format!("--export=ALL,NQUEEN={BIN},SHARDS_PER_TASK=2"))
             .arg(std::fs::canonicalize("deploy/slurm/nqueen-array.sbatch").unwrap())
-            .arg("8")
+            .arg("16")
             .arg(std::fs::canonicalize(board).unwrap())
             .arg(&parts)
             .args(["-j", "1", "--backend", "cpu"]),
     );
     let job = job.trim().to_string();
-    // Kill task 3's nqueen once it has run a little: its script exits 75, which the
-    // cluster requeues.
+    // Kill task 3's nqueen (shards 6 and 7 of 16) once it has run a little: its script
+    // exits 75, which the cluster requeues.
     let task_3 = || {
-        let out = Command::new("pgrep").args(["-f", "--", "--shard 3/8"]).output().ok().filter(|o| o.status.success())?;
+        let out = Command::new("pgrep").args(["-f", "--", "--shard 6-7/16"]).output().ok().filter(|o| o.status.success())?;
         String::from_utf8_lossy(&out.stdout).lines().next().map(str::to_string)
     };
     let mut victim = None;
@@ -104,7 +104,7 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
         output(Command::new("squeue").args(["-j", &job]))
     );
     let log = std::fs::read_to_string(dir.path().join(format!("nqueen-{job}_3.log"))).unwrap_or_default();
-    assert!(log.contains("shard 3/8") && log.contains("attempt 2"), "task 3 was not requeued:\n{log}");
+    assert!(log.contains("shards 6-7/16") && log.contains("attempt 2"), "task 3 was not requeued:\n{log}");
     let mut part_files: Vec<_> = (0..8).map(|k| parts.join(format!("part-{k}.jsonl"))).collect();
     part_files.retain(|p| p.exists());
     assert_eq!(part_files.len(), 8, "parts: {part_files:?}");
