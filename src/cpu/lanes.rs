@@ -76,6 +76,10 @@ impl Isa {
 /// the search, which is compiled for the instruction set.
 pub(super) trait Simd: Copy {
     const LANES: usize;
+    /// Whether a lane that steps up places its next queen in the same pass: fewer passes,
+    /// each a longer chain of dependent instructions. It pays where passes are bound by the
+    /// instructions they issue (eight lanes in sixteen registers spill), not by that chain.
+    const STEP_AND_PLACE: bool;
     /// The rows a table holds.
     const ROWS: usize;
     type V: Copy;

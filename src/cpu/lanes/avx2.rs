@@ -40,6 +40,7 @@ pub(super) struct Avx2;
 
 impl Simd for Avx2 {
     const LANES: usize = 8;
+    const STEP_AND_PLACE: bool = true;
     const ROWS: usize = 16;
     type V = __m256i;
     /// Lanes of all ones where set.

@@ -22,6 +22,7 @@ pub(super) struct Avx512;
 
 impl Simd for Avx512 {
     const LANES: usize = 16;
+    const STEP_AND_PLACE: bool = false;
     const ROWS: usize = 32;
     type V = __m512i;
     type M = __mmask16;

@@ -1,5 +1,6 @@
 //! The lanes' search, written once for both widths over [`Simd`]: every lane steps its own
-//! depth-first search, branch-free, one node per pass.
+//! depth-first search, branch-free, one node per pass (with [`Simd::STEP_AND_PLACE`], a
+//! step back up and the node after it in one pass).
 //!
 //! - A lane's stack lives in registers: the column of each row's queen, five bits, shifted
 //!   into words of six. Going back up, the row's state is rebuilt from its queen `q`:
@@ -98,21 +99,23 @@ unsafe fn narrow<S: Simd>(cells: S::V, due: S::V, cols: S::V) -> S::V {
     S::select(many, S::splat(0), forced)
 }
 
-/// Pushes `column` onto the stacks of the lanes in `down` and pops those in `up` (no lane
-/// in both). Word 0 holds the newest column in its low five bits; each word passes its
-/// sixth entry (bits 25..30) on to the next.
+/// Pops the stacks of the lanes in `up`, then pushes `column` onto those in `down` (a lane
+/// in both has its newest column replaced). Word 0 holds the newest column in its low five
+/// bits; each word passes its sixth entry (bits 25..30) on to the next.
 #[inline(always)]
 unsafe fn push_pop<S: Simd, const W: usize>(words: [S::V; W], down: S::M, column: S::V, up: S::M) -> [S::V; W] {
-    let low5 = S::splat(31);
-    let low25 = S::splat(0x01ff_ffff);
+    let entry = S::splat(31);
+    let under_top = S::splat(0x01ff_ffff);
+    let (up_only, down_only) = (S::m_andnot(up, down), S::m_andnot(down, up));
     let mut out = words;
     for w in 0..W {
-        let incoming = if w == 0 { column } else { S::and(S::shr::<25>(words[w - 1]), low5) };
+        let incoming = if w == 0 { column } else { S::and(S::shr::<25>(words[w - 1]), entry) };
         let pushed = S::or(S::shl::<5>(words[w]), incoming);
         let outgoing = if w + 1 < W { S::shl::<25>(words[w + 1]) } else { S::splat(0) };
         // The leftovers in bits 30..31 are cleared here.
-        let popped = S::or(S::and(S::shr::<5>(words[w]), low25), outgoing);
-        out[w] = S::select(up, popped, S::select(down, pushed, words[w]));
+        let popped = S::or(S::and(S::shr::<5>(words[w]), under_top), outgoing);
+        let moved = S::select(up_only, popped, S::select(down_only, pushed, words[w]));
+        out[w] = if w == 0 { S::select(S::m_and(up, down), S::or(S::andnot(entry, words[0]), column), moved) } else { moved };
     }
     out
 }
@@ -233,7 +236,30 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const W: 
             continue;
         }
 
-        let placed = S::m_not(empty);
+        // Step up, where a row is used up: the row above, rebuilt from its queen (see the
+        // module doc), its cells left those above the queen.
+        let up = S::m_andnot(empty, at_top);
+        let prev = S::sub(row, one);
+        let (fetched, fetched_due) = slots.fetch::<ONE>(prev);
+        let queen = S::shlv(one, S::and(stack[0], thirty_one));
+        let up_cols = S::andnot(queen, cols);
+        let up_ld = S::andnot(queen, S::shr::<1>(ld));
+        let up_rd = S::andnot(S::shlv(queen, spare), S::shl::<1>(rd));
+        let up_plain = S::andnot(S::or3(up_cols, up_ld, S::shrv(up_rd, spare)), fetched);
+        let up_cells = if DUE { narrow::<S>(up_plain, fetched_due, up_cols) } else { up_plain };
+        // -(queen << 1) has every bit above the queen's.
+        let up_avail = S::and(up_cells, S::sub(zero, S::shl::<1>(queen)));
+        // The state each lane goes on from: the row above where it stepped up. With
+        // `STEP_AND_PLACE`, a lane that stepped up also places its queen there in the same
+        // pass; else it places from the state it had, which a lane that stepped up has no
+        // cell in (so that placing waits on no step up).
+        let back = |above: S::V, here: S::V| S::select(up, above, here);
+        let (stay_cols, stay_ld, stay_rd, stay_row) = (back(up_cols, cols), back(up_ld, ld), back(up_rd, rd), back(prev, row));
+        let (avail, cols, ld, rd, row) =
+            if S::STEP_AND_PLACE { (back(up_avail, avail), stay_cols, stay_ld, stay_rd, stay_row) } else { (avail, cols, ld, rd, row) };
+        let (here, below, after) = (back(fetched, here), back(here, below), back(below, after));
+
+        let placed = S::m_not(S::is_zero(avail));
         nodes += u64::from(S::m_bits(placed).count_ones());
         // With one table, three lookups cost less than keeping the window up to date.
         let (below, after, due_below) = if ONE {
@@ -256,36 +282,22 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const W: 
         let sub = S::select(leaf, S::add(sub, S::last_two_rows(plain, later)), sub);
         // Go down when placed above the leaf row and the row after next keeps a cell.
         let down = S::m_and(S::m_andnot(placed, leaf), S::nonzero(later));
-        let up = S::m_andnot(empty, at_top);
-
-        // The row above, for lanes going up; with the window, also row + 3 for lanes going
-        // down.
-        let prev = S::sub(row, one);
-        let ahead = if ONE { prev } else { S::select(down, S::add(row, three), prev) };
-        let (fetched, fetched_due) = slots.fetch::<ONE>(ahead);
-
-        // Back up: the row above, rebuilt from its queen (see the module doc).
-        let queen = S::shlv(one, S::and(stack[0], thirty_one));
-        let up_cols = S::andnot(queen, cols);
-        let up_ld = S::andnot(queen, S::shr::<1>(ld));
-        let up_rd = S::andnot(S::shlv(queen, spare), S::shl::<1>(rd));
-        let up_plain = S::andnot(S::or3(up_cols, up_ld, S::shrv(up_rd, spare)), fetched);
-        let up_cells = if DUE { narrow::<S>(up_plain, fetched_due, up_cols) } else { up_plain };
-        // -(queen << 1) has every bit above the queen's.
-        let up_avail = S::and(up_cells, S::sub(zero, S::shl::<1>(queen)));
+        // With the window, the row three below for lanes going down.
+        let deeper = if ONE { zero } else { slots.fetch::<ONE>(S::add(row, three)).0 };
 
         stack = push_pop::<S, W>(stack, down, S::column(bit), up);
-        let pick = |stay: S::V, back: S::V, deeper: S::V| S::select(down, deeper, S::select(up, back, stay));
+        let pick = |stay: S::V, deeper: S::V| S::select(down, deeper, stay);
+        let rest = if S::STEP_AND_PLACE { rest } else { back(up_avail, rest) };
         v = State {
-            avail: pick(rest, up_avail, child),
-            cols: pick(cols, up_cols, nc),
-            ld: pick(ld, up_ld, nl),
-            rd: pick(rd, up_rd, nr),
-            row: pick(row, prev, S::add(row, one)),
+            avail: pick(rest, child),
+            cols: pick(stay_cols, nc),
+            ld: pick(stay_ld, nl),
+            rd: pick(stay_rd, nr),
+            row: pick(stay_row, S::add(row, one)),
             sub,
-            here: pick(here, fetched, below),
-            below: pick(below, here, after),
-            after: pick(after, below, fetched),
+            here: pick(here, below),
+            below: pick(below, after),
+            after: pick(after, deeper),
         };
     }
     total.nodes += u128::from(nodes);
