@@ -226,14 +226,29 @@ fn a_checkpointed_run_of_several_shards_killed_resumes_each_shard() {
     let input = Path::new("fixtures/bench/empty_17.in");
     let ckpt = dir.path().join("shards.ckpt");
     let shards = ["--shard", "0-3/4"];
-    killed_after(input, &ckpt, Duration::from_millis(1500), &shards);
-    let units = std::fs::read_to_string(&ckpt).unwrap().matches("\"unit\"").count();
+    // Killed once its first unit is on disk, however long that takes here.
+    let mut child = Command::new(BIN)
+        .args(shards)
+        .args(["--backend", "cpu", "-j", "2", "--checkpoint"])
+        .arg(&ckpt)
+        .arg(input)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let units = || std::fs::read_to_string(&ckpt).unwrap_or_default().matches("\"unit\"").count();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while units() == 0 && std::time::Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let units = units();
     let parts = dir.path().join("parts.jsonl");
     let out = nqueen().args(shards).arg("--checkpoint").arg(&ckpt).arg(input).output().unwrap();
     assert!(out.status.success());
     std::fs::write(&parts, &out.stdout).unwrap();
     nqueen().arg("--merge").arg(&parts).assert().success().stdout("Case 1: 95815104\n");
-    assert!(units > 0, "the kill left no unit on disk");
+    assert!(units > 0, "no unit reached the disk before the run ended");
 }
 
 #[test]
