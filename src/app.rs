@@ -137,6 +137,9 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
         Mode::Merge { status } => merge::run(&config.inputs, *status, &mut sink, &mut outcome),
         Mode::Table { from, to } => table::run(*from, *to, config.stats, config.progress, solver, ctl, &mut sink, &mut outcome),
     }
+    if let Err(stop) = sink.flush() {
+        outcome.stopped(stop);
+    }
     outcome.status()
 }
 
@@ -155,11 +158,23 @@ enum Stop {
 }
 
 impl<O: Write, E: Write> Sink<'_, O, E> {
-    /// Writes one line of output and flushes it at once, so that a later failure loses
-    /// nothing.
+    /// Writes one line of output. Lines are flushed by [`Sink::flush`], which the run calls
+    /// before anything that may take a while, so that an answer is never held back behind
+    /// a long count or a wait for input.
     fn line(&mut self, line: &str) -> Result<(), Stop> {
-        let written = self.out.write_all(line.as_bytes()).and_then(|_| self.out.write_all(b"\n")).and_then(|_| self.out.flush());
-        match written {
+        let written = self.out.write_all(line.as_bytes()).and_then(|_| self.out.write_all(b"\n"));
+        self.written(written)
+    }
+
+    /// Writes out the lines written so far.
+    fn flush(&mut self) -> Result<(), Stop> {
+        let flushed = self.out.flush();
+        self.written(flushed)
+    }
+
+    /// What a write to the answers came to.
+    fn written(&mut self, result: io::Result<()>) -> Result<(), Stop> {
+        match result {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(Stop::Quiet),
             Err(e) => {
@@ -169,9 +184,11 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
         }
     }
 
-    /// Writes one diagnostic line. A diagnostic that cannot be written has nowhere else to
-    /// go, so a failure here is ignored.
+    /// Writes one diagnostic line, after the answers written before it. A diagnostic that
+    /// cannot be written has nowhere else to go, so a failure here is ignored (a failure
+    /// to write the answers shows at their next flush).
     fn say(&mut self, message: fmt::Arguments<'_>) {
+        let _ = self.out.flush();
         let _ = writeln!(self.err, "nqueen: {message}");
     }
 }

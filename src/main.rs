@@ -32,7 +32,9 @@ fn main() {
     }
     let config = cli.config(std::io::stderr().is_terminal());
     let mut solver = Solver::new(config.solve.clone());
-    let status = app::run(&config, &mut solver, &ctl, &mut std::io::stdout().lock(), &mut std::io::stderr());
+    // Buffered: the run flushes the answers whenever it may stop writing for a while.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let status = app::run(&config, &mut solver, &ctl, &mut out, &mut std::io::stderr());
     // Not dropped: a GPU's contexts are left to the driver's teardown at exit, which the
     // solver has handed to a child process (`quick_exit`), so the process ends at once.
     std::mem::forget(solver);

@@ -6,13 +6,15 @@
 //! the start. The input is read token by token (`tokens.rs`), so memory stays bounded
 //! whatever its shape.
 
+#[cfg(test)]
+mod differential;
 mod tokens;
 
 use std::fmt;
-use std::io::{self, BufRead};
+use std::io::{self, Read};
 
 use crate::board::{Board, MAX_N};
-use tokens::{Token, Tokens};
+use tokens::{Row, Token, Tokens};
 
 /// Why the input could not be read as boards.
 #[derive(Debug)]
@@ -37,7 +39,7 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// Reads boards one at a time from a buffered reader; stops after the first error.
+/// Reads boards one at a time from a reader; stops after the first error.
 pub struct Parser<R> {
     tokens: Tokens<R>,
     /// The line of the last token read, for an error at the end of the input.
@@ -45,7 +47,7 @@ pub struct Parser<R> {
     finished: bool,
 }
 
-impl<R: BufRead> Parser<R> {
+impl<R: Read> Parser<R> {
     /// A parser over `src`.
     pub fn new(src: R) -> Self {
         Parser { tokens: Tokens::new(src), last_line: 1, finished: false }
@@ -60,14 +62,23 @@ impl<R: BufRead> Parser<R> {
         }
         let mut rows = Vec::with_capacity(n);
         for r in 0..n {
-            let Some(row) = self.next_token()? else {
-                return Err(syntax(
-                    self.last_line,
-                    None,
-                    format!("the input ended inside the board of size {n} begun on line {}: expected row {} of {n}", size.line, r + 1),
-                ));
-            };
-            rows.push(row_mask(n, r, &row, self.tokens.bytes(&row))?);
+            match self.tokens.next_row(n).map_err(ParseError::Io)? {
+                Row::Cells { line, mask } => {
+                    self.last_line = line;
+                    rows.push(mask);
+                }
+                Row::Token(row) => {
+                    self.last_line = row.line;
+                    rows.push(row_mask(n, r, &row, self.tokens.bytes(&row))?);
+                }
+                Row::End => {
+                    return Err(syntax(
+                        self.last_line,
+                        None,
+                        format!("the input ended inside the board of size {n} begun on line {}: expected row {} of {n}", size.line, r + 1),
+                    ))
+                }
+            }
         }
         Ok(Some(Board::from_rows(n, rows).expect("row masks are built within n columns")))
     }
@@ -98,6 +109,11 @@ fn board_size(token: &Token, bytes: &[u8]) -> Result<usize, ParseError> {
 
 /// The free-cell mask of row `r` of an `n` board, from its token (`bytes` kept of it).
 fn row_mask(n: usize, r: usize, token: &Token, bytes: &[u8]) -> Result<u32, ParseError> {
+    if token.len == n {
+        if let Some(mask) = tokens::cells_mask(bytes) {
+            return Ok(mask);
+        }
+    }
     let mut mask = 0u32;
     for (c, &b) in bytes.iter().enumerate() {
         match b {
@@ -120,7 +136,7 @@ fn row_mask(n: usize, r: usize, token: &Token, bytes: &[u8]) -> Result<u32, Pars
     Ok(mask)
 }
 
-impl<R: BufRead> Iterator for Parser<R> {
+impl<R: Read> Iterator for Parser<R> {
     type Item = Result<Board, ParseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -223,6 +239,20 @@ mod tests {
             parse_all("2\r..\r.x\r").pop().unwrap().unwrap_err(),
             "line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"x\""
         );
+    }
+
+    #[test]
+    fn row_masks_are_read_eight_cells_at_a_time_as_one_at_a_time() {
+        let mut rng = crate::rng::Rng::new(5);
+        for n in 1..=32 {
+            for _ in 0..50 {
+                let text: Vec<u8> = (0..n).map(|_| if rng.chance(0.5) { b'.' } else { b'*' }).collect();
+                let want = text.iter().enumerate().fold(0u32, |m, (c, &b)| if b == b'.' { m | 1 << c } else { m });
+                assert_eq!(tokens::cells_mask(&text), Some(want), "{}", String::from_utf8_lossy(&text));
+            }
+        }
+        assert_eq!(tokens::cells_mask(b"..x."), None);
+        assert_eq!(tokens::cells_mask(b".......\n"), None);
     }
 
     #[test]

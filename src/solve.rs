@@ -18,7 +18,7 @@ use crate::control::{Control, Interrupted};
 use crate::cpu::{self, Schedule};
 use crate::gpu::{self, GpuCountError, GpuError, Units};
 use crate::plan::{self, Plan};
-use crate::prefix::{self, Prefix, Prefixes};
+use crate::prefix::{self, Prefixes};
 use crate::split::{self, Root, Split};
 use crate::tally::Tally;
 use crate::work::{Blocks, Selection, Shard, Unit};
@@ -241,21 +241,32 @@ impl Solver {
 
     /// Counts the solutions of `board`, all of them.
     pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
-        let started = Instant::now();
-        if self.options.backend != BackendChoice::Gpu {
-            if let Some((count, nodes)) = plan::small_count(board) {
-                let plan = Plan::plain(board);
-                let root = Prefixes { depth: 0, items: vec![Prefix::default()] };
-                let mut report = Report::new(board, &plan, &root);
-                report.count = u128::from(count);
-                report.nodes = u128::from(nodes);
-                report.backend = "cpu(probe: whole tree under the planning budget)".to_string();
-                report.elapsed = started.elapsed();
-                report.plan_time = report.elapsed;
-                return Ok(report);
-            }
+        match self.solve_small(board) {
+            Some(report) => Ok(report),
+            None => self.solve_planned(board, ctl),
         }
-        // Small boards were counted above (or, for the GPU, go to it planned as any other).
+    }
+
+    /// Counts `board` at once if its whole tree is small (see [`plan::small_count`]), with
+    /// no planning, prefixes or thread pool (and not with `--backend gpu`, which counts
+    /// every board on the GPU); `None` for a larger board.
+    pub fn solve_small(&mut self, board: &Board) -> Option<Report> {
+        if self.options.backend == BackendChoice::Gpu {
+            return None;
+        }
+        let started = Instant::now();
+        let (count, nodes) = plan::small_count(board)?;
+        let mut report = Report::small(board);
+        report.count = u128::from(count);
+        report.nodes = u128::from(nodes);
+        report.elapsed = started.elapsed();
+        report.plan_time = report.elapsed;
+        Some(report)
+    }
+
+    /// Counts all of `board`, planned, on the backend the options and the board call for:
+    /// [`Solver::solve`] for a board [`Solver::solve_small`] does not count.
+    pub fn solve_planned(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let case = self.whole_case(board);
         let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
         self.count(board, &case, &part, ctl)
@@ -391,7 +402,7 @@ impl Solver {
         }
         let search = cpu::search_name(plan, base.depth);
         let plural = if threads == 1 { "" } else { "s" };
-        report.backend = format!("cpu({threads} thread{plural}, {:?}, {search})", self.options.schedule).to_lowercase();
+        report.backend = format!("cpu({threads} thread{plural}, {:?}, {search})", self.options.schedule).to_lowercase().into();
         Ok(())
     }
 
@@ -559,7 +570,7 @@ impl Solver {
         report.prefixes = t.prefixes;
         report.depth = roots.depth + deeper.extra;
         report.kernel_time = Some(t.kernel_time);
-        report.backend = format!("gpu({}; {})", gpu.describe(t.devices), t.entry_point.name());
+        report.backend = format!("gpu({}; {})", gpu.describe(t.devices), t.entry_point.name()).into();
         Ok(true)
     }
 }

@@ -4,7 +4,7 @@
 //! plan of each case's shards instead of a count.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -51,10 +51,10 @@ pub(super) fn run<O: Write, E: Write>(
     };
     let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl };
     for (index, input) in config.inputs.iter().enumerate() {
-        let reader: Box<dyn BufRead + Send> = match input {
-            Input::Stdin => Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+        let reader: Box<dyn Read + Send> = match input {
+            Input::Stdin => Box::new(io::stdin()),
             Input::File(path) => match File::open(path) {
-                Ok(f) => Box::new(BufReader::with_capacity(1 << 16, f)),
+                Ok(f) => Box::new(f),
                 Err(e) => {
                     sink.say(format_args!("{}: {e}", path.display()));
                     outcome.note(Failure::BadInput);
@@ -105,6 +105,59 @@ struct Counted {
     report: Option<Report>,
 }
 
+impl Counted {
+    /// A case counted all at once by `report`, with no record or checkpoint to fill.
+    fn plain(report: Report) -> Counted {
+        Counted {
+            tally: Tally { solutions: report.count, nodes: report.nodes },
+            board: String::new(),
+            plan: String::new(),
+            report: Some(report),
+        }
+    }
+}
+
+/// "Case k: count", written without the formatting machinery, which costs more than a small
+/// board's count.
+fn answer_line(case: usize, count: u128) -> String {
+    let mut line = String::with_capacity(48);
+    line.push_str("Case ");
+    push_decimal(&mut line, case as u128);
+    line.push_str(": ");
+    push_decimal(&mut line, count);
+    line
+}
+
+/// Appends `value` in decimal to `out` (in 64-bit arithmetic where it fits).
+fn push_decimal(out: &mut String, value: u128) {
+    let mut digits = [0u8; 39];
+    let mut at = digits.len();
+    let mut push = |digit: u8| {
+        at -= 1;
+        digits[at] = b'0' + digit;
+    };
+    match u64::try_from(value) {
+        Ok(mut v) => loop {
+            push((v % 10) as u8);
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        },
+        Err(_) => {
+            let mut v = value;
+            loop {
+                push((v % 10) as u8);
+                v /= 10;
+                if v == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+}
+
 /// Why a case was not counted.
 enum CaseError {
     Solve(SolveError),
@@ -117,13 +170,18 @@ impl Counter<'_> {
         &mut self,
         index: usize,
         input: &Input,
-        reader: impl BufRead + Send + 'static,
+        reader: impl Read + Send + 'static,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<bool, Stop> {
         let name = input.name();
         let mut cases = 0;
         let mut boards = ReadAhead::start(reader);
-        while let Some(board) = boards.next() {
+        loop {
+            // About to wait for input: the answers so far go out first.
+            if !boards.ready() {
+                sink.flush()?;
+            }
+            let Some(board) = boards.next() else { break };
             for later in boards.newly_queued() {
                 self.solver.expect(later);
             }
@@ -167,10 +225,16 @@ impl Counter<'_> {
         shard: Option<Shard>,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
-        let counted = {
-            let label = shard.map_or(format!("case {case}"), |s| format!("case {case}, shard {}/{}", s.index, s.count));
-            let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
-            self.case(index, case, board, shard)
+        let small = if shard.is_none() && self.checkpoint.is_none() { self.solver.solve_small(board) } else { None };
+        let counted = match small {
+            Some(report) => Ok(Counted::plain(report)),
+            None => {
+                // A count that may take a while: the answers before it go out first.
+                sink.flush()?;
+                let label = shard.map_or(format!("case {case}"), |s| format!("case {case}, shard {}/{}", s.index, s.count));
+                let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
+                self.case(index, case, board, shard)
+            }
         };
         let counted = match counted {
             Ok(counted) => counted,
@@ -220,12 +284,12 @@ impl Counter<'_> {
         let Some(shard) = shard else {
             let total = counted.tally.solutions;
             return match fixed {
-                None => Ok(format!("Case {case}: {total}")),
+                None => Ok(answer_line(case, total)),
                 Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")).ok_or_else(unique::mismatch),
             };
         };
         let (backend, seconds) =
-            counted.report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.clone(), r.elapsed.as_secs_f64()));
+            counted.report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.to_string(), r.elapsed.as_secs_f64()));
         let record = CaseRecord {
             record: Kind::Case,
             format: FORMAT,
@@ -272,13 +336,7 @@ impl Counter<'_> {
     /// checkpoint held the whole case).
     fn case(&mut self, index: usize, case: usize, board: &Board, shard: Option<Shard>) -> Result<Counted, CaseError> {
         if shard.is_none() && self.checkpoint.is_none() {
-            let report = self.solver.solve(board, self.ctl).map_err(CaseError::Solve)?;
-            return Ok(Counted {
-                tally: Tally { solutions: report.count, nodes: report.nodes },
-                board: String::new(),
-                plan: String::new(),
-                report: Some(report),
-            });
+            return Ok(Counted::plain(self.solver.solve_planned(board, self.ctl).map_err(CaseError::Solve)?));
         }
         let shard = shard.unwrap_or(Shard::WHOLE);
         let hash = work::sha256(board.to_text().as_bytes());
@@ -340,5 +398,17 @@ impl Counter<'_> {
             sink.line(Record::End(record).to_line().trim_end())?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_lines_write_every_size_of_count() {
+        for count in [0, 7, 92, 314_666_222_712, u128::from(u64::MAX), u128::from(u64::MAX) + 1, u128::MAX] {
+            assert_eq!(answer_line(12, count), format!("Case 12: {count}"));
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! may need it, and the opening overlaps the boards before it.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
+use std::io::Read;
 use std::sync::mpsc::{sync_channel, Receiver};
 
 use crate::board::Board;
@@ -27,7 +27,7 @@ pub(super) struct ReadAhead {
 impl ReadAhead {
     /// Starts parsing `src` on a thread of its own. The thread ends at the input's end or
     /// first error, or once the boards are no longer wanted.
-    pub(super) fn start(src: impl BufRead + Send + 'static) -> ReadAhead {
+    pub(super) fn start(src: impl Read + Send + 'static) -> ReadAhead {
         let (send, parsed) = sync_channel(AHEAD);
         std::thread::spawn(move || {
             for board in Parser::new(src) {
@@ -37,6 +37,13 @@ impl ReadAhead {
             }
         });
         ReadAhead { parsed, queue: VecDeque::new(), shown: 0 }
+    }
+
+    /// Whether the next board (or the end, or an error) can be taken without waiting for
+    /// the input.
+    pub(super) fn ready(&mut self) -> bool {
+        self.queue.extend(self.parsed.try_iter());
+        !self.queue.is_empty()
     }
 
     /// The boards parsed since the last call that are still to be taken (none of an

@@ -55,7 +55,7 @@ pub(super) fn run<O: Write, E: Write>(
         for warning in &report.warnings {
             sink.say(format_args!("warning: {warning}"));
         }
-        if let Err(stop) = sink.line(&format!("{n:>wn$} {:>wt$} {unique:>wu$} {seconds:>ws$.3}", report.count)) {
+        if let Err(stop) = sink.line(&format!("{n:>wn$} {:>wt$} {unique:>wu$} {seconds:>ws$.3}", report.count)).and_then(|_| sink.flush()) {
             return outcome.stopped(stop);
         }
         if stats {

@@ -1,12 +1,13 @@
 //! What happened on one board: the answer, and the figures `--stats` prints.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
 use crate::board::Board;
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
-use crate::symmetry;
+use crate::symmetry::{self, Sym};
 
 /// What happened on one board, for the answer and `--stats`.
 #[derive(Clone, Debug)]
@@ -20,7 +21,7 @@ pub struct Report {
     /// The symmetry the board was searched through.
     pub orientation: &'static str,
     /// The symmetries used, by name.
-    pub group: String,
+    pub group: Cow<'static, str>,
     /// Boards in the plan (one per orbit of frames, or 1).
     pub boards: usize,
     /// Boards of a symmetry split searched turned (see [`Plan::turned`]).
@@ -34,7 +35,7 @@ pub struct Report {
     /// Of `nodes`, those an earlier run counted (resumed from a checkpoint).
     pub nodes_before: u128,
     /// Which backend and device ran it.
-    pub backend: String,
+    pub backend: Cow<'static, str>,
     /// Wall time for the whole board.
     pub elapsed: Duration,
     /// Time to choose the orientation and split by symmetry.
@@ -62,14 +63,43 @@ impl Report {
             n: board.n(),
             obstacles: board.obstacles(),
             orientation: plan.orientation.name(),
-            group: symmetry::group_name(&plan.group),
+            group: symmetry::group_name(&plan.group).into(),
             boards: plan.boards.len(),
             turned: plan.turned,
             prefixes: base.items.len() as u64,
             depth: base.depth,
             nodes: 0,
             nodes_before: 0,
-            backend: String::new(),
+            backend: Cow::Borrowed(""),
+            elapsed: Duration::ZERO,
+            plan_time: Duration::ZERO,
+            prefix_time: Duration::ZERO,
+            gpu_wait: Duration::ZERO,
+            race_time: None,
+            kernel_time: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl Report {
+    /// The report of `board` counted whole at once, with no plan (see
+    /// [`crate::plan::small_count`]): nothing in it is allocated, since such boards come by
+    /// the thousand.
+    pub fn small(board: &Board) -> Report {
+        Report {
+            count: 0,
+            n: board.n(),
+            obstacles: board.obstacles(),
+            orientation: Sym::Identity.name(),
+            group: Cow::Borrowed("trivial"),
+            boards: 1,
+            turned: 0,
+            prefixes: 1,
+            depth: 0,
+            nodes: 0,
+            nodes_before: 0,
+            backend: Cow::Borrowed("cpu(probe: whole tree under the planning budget)"),
             elapsed: Duration::ZERO,
             plan_time: Duration::ZERO,
             prefix_time: Duration::ZERO,
