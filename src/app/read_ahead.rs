@@ -1,23 +1,47 @@
 //! An input's boards parsed on a thread of their own, a bounded number ahead of the count,
 //! so that the count can see what is coming: `auto` opens the GPU as soon as a queued board
-//! may need it, and the opening overlaps the boards before it.
+//! may need it, and the opening overlaps the boards before it. Boards are handed over in
+//! batches, each as soon as the parser would otherwise wait for input.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::io::Read;
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::io::{self, Read};
+use std::rc::Rc;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use crate::board::Board;
 use crate::parse::{ParseError, Parser};
 
-/// Boards parsed ahead of the one being counted, at most: enough to see a judge file's
-/// next boards, few enough that memory stays small whatever the input.
-const AHEAD: usize = 64;
+/// Boards handed over at a time, at most: enough that the hand-over costs nothing beside a
+/// board, few enough that memory stays small whatever the input.
+const BATCH: usize = 256;
+/// Batches in flight, at most.
+const BATCHES: usize = 2;
 
 type Parsed = Result<Board, ParseError>;
 
+/// The input as the parsing thread reads it: before each read, which may wait for input,
+/// the boards parsed so far are handed over, so that none waits behind the read.
+struct HandOver<R> {
+    src: R,
+    batch: Rc<RefCell<Vec<Parsed>>>,
+    send: SyncSender<Vec<Parsed>>,
+}
+
+impl<R: Read> Read for HandOver<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let batch = std::mem::take(&mut *self.batch.borrow_mut());
+        if !batch.is_empty() && self.send.send(batch).is_err() {
+            // Nobody wants more boards: the input ends here.
+            return Ok(0);
+        }
+        self.src.read(buf)
+    }
+}
+
 /// The boards of one input, in order, up to and including its first error.
 pub(super) struct ReadAhead {
-    parsed: Receiver<Parsed>,
+    parsed: Receiver<Vec<Parsed>>,
     /// Parsed, not yet taken.
     queue: VecDeque<Parsed>,
     /// How many of `queue`'s first entries [`ReadAhead::newly_queued`] has shown.
@@ -28,13 +52,21 @@ impl ReadAhead {
     /// Starts parsing `src` on a thread of its own. The thread ends at the input's end or
     /// first error, or once the boards are no longer wanted.
     pub(super) fn start(src: impl Read + Send + 'static) -> ReadAhead {
-        let (send, parsed) = sync_channel(AHEAD);
+        let (send, parsed) = sync_channel(BATCHES);
         std::thread::spawn(move || {
+            let batch = Rc::new(RefCell::new(Vec::new()));
+            let src = HandOver { src, batch: Rc::clone(&batch), send: send.clone() };
             for board in Parser::new(src) {
-                if send.send(board).is_err() {
-                    break;
+                let full = {
+                    let mut batch = batch.borrow_mut();
+                    batch.push(board);
+                    batch.len() >= BATCH
+                };
+                if full && send.send(batch.take()).is_err() {
+                    return;
                 }
             }
+            let _ = send.send(batch.take());
         });
         ReadAhead { parsed, queue: VecDeque::new(), shown: 0 }
     }
@@ -42,14 +74,14 @@ impl ReadAhead {
     /// Whether the next board (or the end, or an error) can be taken without waiting for
     /// the input.
     pub(super) fn ready(&mut self) -> bool {
-        self.queue.extend(self.parsed.try_iter());
+        self.queue.extend(self.parsed.try_iter().flatten());
         !self.queue.is_empty()
     }
 
     /// The boards parsed since the last call that are still to be taken (none of an
     /// error), without waiting for more.
     pub(super) fn newly_queued(&mut self) -> impl Iterator<Item = &Board> {
-        self.queue.extend(self.parsed.try_iter());
+        self.queue.extend(self.parsed.try_iter().flatten());
         let from = self.shown.min(self.queue.len());
         self.shown = self.queue.len();
         self.queue.range(from..).filter_map(|b| b.as_ref().ok())
@@ -61,9 +93,11 @@ impl Iterator for ReadAhead {
 
     /// The next board, or the error that ends the input, waiting for it if need be.
     fn next(&mut self) -> Option<Parsed> {
-        let next = self.queue.pop_front().or_else(|| self.parsed.recv().ok());
+        while self.queue.is_empty() {
+            self.queue.extend(self.parsed.recv().ok()?);
+        }
         self.shown = self.shown.saturating_sub(1);
-        next
+        self.queue.pop_front()
     }
 }
 
@@ -79,7 +113,7 @@ mod tests {
         assert_eq!(first.n(), 1);
         // Wait until the thread has parsed the rest.
         while boards.queue.len() < 2 {
-            boards.queue.extend(boards.parsed.recv().ok());
+            boards.queue.extend(boards.parsed.recv().unwrap());
         }
         assert_eq!(boards.newly_queued().map(|b| b.n()).collect::<Vec<_>>(), vec![2]);
         assert_eq!(boards.newly_queued().count(), 0);
