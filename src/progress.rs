@@ -1,14 +1,26 @@
-//! The progress bar on stderr for long cases: drawn only on a terminal, only once a case
-//! has run for a while, on one line that never wraps, and cleared when the case ends, so
-//! that stdout holds nothing but answers. Its share and time left come from the case's
-//! estimated work (search nodes), not from prefixes handed out: on a symmetry split the
-//! first prefixes hold far more work than the last.
+//! The progress bar on stderr for long cases, drawn by indicatif: only on a terminal, only
+//! once a case has run for a while, on one line that never wraps, and cleared when the case
+//! ends, so that stdout holds nothing but answers. Its share and time left come from the
+//! case's estimated work (search nodes), not from prefixes handed out: on a symmetry split
+//! the first prefixes hold far more work than the last.
+//!
+//! Kept by hand, since indicatif has no notion of them: showing the bar only after the
+//! case's first second (a thread waits, then makes the bar, which counts its clock from the
+//! case's start), feeding it the count's progress from the [`Control`], and the time left
+//! (`{left}`): indicatif's own estimate takes the work done before the bar appears (or
+//! before a checkpointed run resumed) as done in an instant, and shows no time left. The
+//! terminal is
+//! one of ours ([`Stderr`]): it tells indicatif one column less than the terminal has, and
+//! at most 80, so that `{wide_bar}` never makes a line that wraps; and it draws on any
+//! terminal, where indicatif's own would hide the bar when `TERM` is unset.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle, TermLike};
 
 use crate::control::{self, Control};
 
@@ -16,9 +28,14 @@ use crate::control::{self, Control};
 pub const SHOW_AFTER: Duration = Duration::from_secs(1);
 /// Milliseconds to wait instead of [`SHOW_AFTER`], so that a test sees the bar of a short case.
 const SHOW_AFTER_VARIABLE: &str = "NQUEEN_PROGRESS_AFTER_MS";
+/// How often the bar takes the count's progress; indicatif draws at most [`DRAWS_PER_SECOND`].
 const TICK: Duration = Duration::from_millis(200);
+const DRAWS_PER_SECOND: u8 = 5;
 /// The widest the line gets, whatever the terminal.
-const MAX_WIDTH: usize = 80;
+const MAX_WIDTH: u16 = 80;
+/// Columns the words of the line take besides the label and the bar, at most: the clock
+/// (with days), the share, the backend and the time left.
+const WORDS: usize = 40;
 /// The narrowest bar worth drawing; on a narrower terminal the bar is left out.
 const MIN_BAR: usize = 10;
 
@@ -42,20 +59,32 @@ impl Progress {
             if !matches!(stopped.recv_timeout(after), Err(RecvTimeoutError::Timeout)) {
                 return;
             }
-            let mut drawn = false;
+            let mut bar: Option<ProgressBar> = None;
             loop {
-                if let Some(line) = ctl.progress().and_then(|p| line(&label, started.elapsed(), &p, Instant::now(), terminal_width())) {
-                    // Back to the start of the line, the line, then erase what is left of it.
-                    let _ = write!(std::io::stderr(), "\r{line}\x1b[K");
-                    drawn = true;
+                if let Some(p) = ctl.progress().filter(|p| p.total > 0) {
+                    let bar = bar.get_or_insert_with(|| {
+                        let target = ProgressDrawTarget::term_like_with_hz(Box::new(Stderr), DRAWS_PER_SECOND);
+                        let ctl = Arc::clone(&ctl);
+                        let left = move || ctl.progress().and_then(|p| remaining(&p, Instant::now())).map_or("--:--".to_string(), clock);
+                        ProgressBar::with_draw_target(Some(p.total), target)
+                            .with_style(style(Stderr.width(), label.len(), left))
+                            .with_prefix(label.clone())
+                            .with_elapsed(started.elapsed())
+                            .with_position(p.done)
+                    });
+                    if bar.length() != Some(p.total) {
+                        bar.set_length(p.total);
+                    }
+                    bar.set_message(p.stage);
+                    bar.set_position(p.done);
                 }
                 match stopped.recv_timeout(TICK) {
                     Err(RecvTimeoutError::Timeout) => continue,
                     _ => break,
                 }
             }
-            if drawn {
-                let _ = write!(std::io::stderr(), "\r\x1b[K");
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
             }
         });
         Progress { stop: Some(stop), thread: Some(thread) }
@@ -71,27 +100,26 @@ impl Drop for Progress {
     }
 }
 
-/// The bar's line for the case named `label`, `elapsed` since it began, at `now`, fitting
-/// in `width` columns less one (a line that reaches the last column wraps on some
-/// terminals); `None` until the count has begun.
-pub fn line(label: &str, elapsed: Duration, p: &control::Progress, now: Instant, width: usize) -> Option<String> {
-    if p.total == 0 {
-        return None;
-    }
-    let share = (p.done as f64 / p.total as f64).clamp(0.0, 1.0);
-    let eta = remaining(p, now).map_or("--:--".to_string(), clock);
-    let head = format!("{label} {}", clock(elapsed));
-    let tail = format!("{:3.0}% {} ETA {eta}", share * 100.0, p.stage);
-    let room = width.saturating_sub(1).min(MAX_WIDTH);
-    // The bar takes what the words leave, between its brackets and two spaces.
-    let bar_room = room.saturating_sub(head.len() + tail.len() + 4);
-    let text = if bar_room >= MIN_BAR {
-        let filled = (share * bar_room as f64).round() as usize;
-        format!("{head} [{}{}] {tail}", "#".repeat(filled), ".".repeat(bar_room - filled))
+/// The line for a terminal `width` columns wide (as [`Stderr`] tells it) and a label of
+/// `label` bytes: the label, the time since the case began, a bar where there is room for
+/// one, the share done, the backend and the time `left` says; on a terminal too narrow for
+/// those words, the share and the backend alone. indicatif does not cut a line that is too
+/// long, and one that wraps would be cleared as two.
+fn style(width: u16, label: usize, left: impl Fn() -> String + Clone + Send + Sync + 'static) -> ProgressStyle {
+    let words = label + WORDS;
+    let template = if usize::from(width) >= words + MIN_BAR {
+        "{prefix} {elapsed_precise} [{wide_bar}] {percent:>3}% {msg} ETA {left}"
+    } else if usize::from(width) >= words {
+        "{prefix} {elapsed_precise} {percent:>3}% {msg} ETA {left}"
     } else {
-        format!("{head} {tail}")
+        "{percent:>3}% {msg}"
     };
-    Some(text.chars().take(room).collect())
+    ProgressStyle::with_template(template).expect("a valid template").progress_chars("#>.").with_key(
+        "left",
+        move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&left());
+        },
+    )
 }
 
 /// The time left at the rate the count has run since it began, once that says anything.
@@ -111,14 +139,73 @@ fn clock(d: Duration) -> String {
     }
 }
 
+/// Stderr as indicatif's terminal: one column narrower than it is, and at most
+/// [`MAX_WIDTH`]; each frame written after a carriage return, over what was there.
+#[derive(Debug)]
+struct Stderr;
+
+impl TermLike for Stderr {
+    fn width(&self) -> u16 {
+        usable_width(terminal_width())
+    }
+
+    fn move_cursor_up(&self, n: usize) -> io::Result<()> {
+        cursor(n, 'A')
+    }
+
+    fn move_cursor_down(&self, n: usize) -> io::Result<()> {
+        cursor(n, 'B')
+    }
+
+    fn move_cursor_right(&self, n: usize) -> io::Result<()> {
+        cursor(n, 'C')
+    }
+
+    fn move_cursor_left(&self, n: usize) -> io::Result<()> {
+        cursor(n, 'D')
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        writeln!(io::stderr(), "{s}")
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        io::stderr().write_all(s.as_bytes())
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        // Erase the line, then back to its start, where the next frame is written.
+        io::stderr().write_all(b"\x1b[2K\r")
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
+
+/// Moves the cursor `n` places in the direction of the escape code's `letter`; none for 0,
+/// which terminals would read as 1.
+fn cursor(n: usize, letter: char) -> io::Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    write!(io::stderr(), "\x1b[{n}{letter}")
+}
+
+/// The columns a line may take on a terminal `columns` wide: one less (a line that reaches
+/// the last column wraps on some terminals), and at most [`MAX_WIDTH`].
+fn usable_width(columns: u16) -> u16 {
+    columns.saturating_sub(1).clamp(1, MAX_WIDTH)
+}
+
 /// The terminal's width in columns (stderr's), or [`MAX_WIDTH`] when it cannot be told.
-fn terminal_width() -> usize {
+fn terminal_width() -> u16 {
     #[cfg(target_os = "linux")]
     {
         let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
         // SAFETY: TIOCGWINSZ writes only into `size`.
         if unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) } == 0 && size.ws_col > 0 {
-            return usize::from(size.ws_col);
+            return size.ws_col;
         }
     }
     MAX_WIDTH
@@ -126,43 +213,60 @@ fn terminal_width() -> usize {
 
 #[cfg(test)]
 mod tests {
+    use indicatif::InMemoryTerm;
+
     use super::*;
 
-    fn at(done: u64, total: u64, ran: u64) -> (control::Progress, Instant) {
+    /// The bar as a terminal `columns` wide shows it (as [`Stderr`] would tell indicatif),
+    /// at `done` of `total` after `elapsed`: its rows, trimmed.
+    fn drawn(columns: u16, done: u64, total: u64, elapsed: Duration) -> Vec<String> {
+        let width = usable_width(columns);
+        let term = InMemoryTerm::new(4, width);
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::term_like(Box::new(term.clone())))
+            .with_style(style(width, "case 3".len(), || "0:30".to_string()))
+            .with_prefix("case 3")
+            .with_message("gpu")
+            .with_elapsed(elapsed)
+            .with_position(done);
+        bar.tick();
+        term.contents().lines().map(|l| l.trim_end().to_string()).filter(|l| !l.is_empty()).collect()
+    }
+
+    #[test]
+    fn the_line_shows_the_case_its_clock_bar_share_backend_and_time_left() {
+        let rows = drawn(81, 250, 1000, Duration::from_secs(12));
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert!(rows[0].starts_with("case 3 00:00:12 [##") && rows[0].ends_with("]  25% gpu ETA 0:30"), "{rows:?}");
+    }
+
+    #[test]
+    fn the_time_left_follows_the_estimated_work_done_since_the_count_began() {
         let since = Instant::now();
-        (control::Progress { done, total, done_at_start: 0, stage: "gpu", since }, since + Duration::from_secs(ran))
-    }
-
-    #[test]
-    fn nothing_is_drawn_before_the_count_begins() {
-        let (p, now) = at(0, 0, 0);
-        assert_eq!(line("case 1", Duration::from_secs(2), &p, now, 80), None);
-    }
-
-    #[test]
-    fn the_time_left_follows_the_estimated_work() {
-        let (p, now) = at(250, 1000, 10);
-        let text = line("case 3", Duration::from_secs(12), &p, now, 80).unwrap();
-        assert!(text.starts_with("case 3 0:12 [") && text.ends_with(" 25% gpu ETA 0:30"), "{text}");
-        let (p, now) = at(0, 1000, 10);
-        assert!(line("case 3", Duration::from_secs(12), &p, now, 80).unwrap().ends_with("ETA --:--"));
+        let p = |done, done_at_start| control::Progress { done, total: 1000, done_at_start, stage: "gpu", since };
+        let later = since + Duration::from_secs(10);
+        assert_eq!(remaining(&p(250, 0), later), Some(Duration::from_secs(30)));
+        // Work done before a checkpointed run resumed does not count towards its rate.
+        assert_eq!(remaining(&p(500, 250), later), Some(Duration::from_secs(20)));
+        assert_eq!(remaining(&p(0, 0), later), None);
     }
 
     #[test]
     fn the_line_never_reaches_the_terminals_last_column() {
-        let (p, now) = at(1, 3, 5_000);
-        for width in [1, 20, 30, 45, 60, 80, 81, 200] {
-            let text = line("case 12345", Duration::from_secs(100_000), &p, now, width).unwrap();
-            assert!(text.chars().count() < width.max(2), "width {width}: {text:?}");
-            assert!(text.chars().count() <= MAX_WIDTH);
+        for columns in [12, 30, 45, 60, 61, 80, 81, 200] {
+            let rows = drawn(columns, 1, 3, Duration::from_secs(100_000));
+            assert_eq!(rows.len(), 1, "{columns} columns: the line wrapped: {rows:?}");
+            assert!(rows[0].chars().count() < usize::from(columns), "{columns} columns: {rows:?}");
+            assert!(rows[0].chars().count() <= usize::from(MAX_WIDTH));
         }
         // Wide enough for a bar, and for the words alone without one.
-        assert!(line("case 1", Duration::ZERO, &p, now, 80).unwrap().contains('['));
-        assert!(!line("case 1", Duration::ZERO, &p, now, 40).unwrap().contains('['));
+        assert!(drawn(81, 1, 3, Duration::ZERO)[0].contains('['));
+        assert!(!drawn(50, 1, 3, Duration::ZERO)[0].contains('['));
+        assert_eq!(drawn(30, 1, 3, Duration::ZERO)[0], " 33% gpu");
     }
 
     #[test]
     fn long_runs_show_hours() {
+        assert!(drawn(81, 1, 3, Duration::from_secs(3725))[0].starts_with("case 3 01:02:05"));
         assert_eq!(clock(Duration::from_secs(59)), "0:59");
         assert_eq!(clock(Duration::from_secs(3725)), "1:02:05");
     }
