@@ -59,30 +59,17 @@ impl Report {
     /// the backend's figures are filled in as it runs.
     pub fn new(board: &Board, plan: &Plan, base: &Prefixes) -> Report {
         Report {
-            count: 0,
-            n: board.n(),
-            obstacles: board.obstacles(),
             orientation: plan.orientation.name(),
             group: symmetry::group_name(&plan.group).into(),
             boards: plan.boards.len(),
             turned: plan.turned,
             prefixes: base.items.len() as u64,
             depth: base.depth,
-            nodes: 0,
-            nodes_before: 0,
             backend: Cow::Borrowed(""),
-            elapsed: Duration::ZERO,
-            plan_time: Duration::ZERO,
-            prefix_time: Duration::ZERO,
-            gpu_wait: Duration::ZERO,
-            race_time: None,
-            kernel_time: None,
-            warnings: Vec::new(),
+            ..Report::small(board)
         }
     }
-}
 
-impl Report {
     /// The report of `board` counted whole at once, with no plan (see
     /// [`crate::plan::small_count`]): nothing in it is allocated, since such boards come by
     /// the thousand.
