@@ -80,11 +80,15 @@ enum Choice {
     Race,
 }
 
-/// For `auto`, a board the CPU would count in `cpu` seconds: the CPU below
-/// [`AUTO_GPU_SECONDS`]; while the GPU is opening, `start_up` seconds more at most, a race
-/// between them (or the CPU, where the units are `recorded` as they finish); else the GPU.
+/// For `auto`, a board the CPU would count in `cpu` seconds: once the GPU is open, the GPU
+/// where the CPU would take longer than the GPU's cost of a board. While it is opening
+/// (`start_up` seconds left), the CPU below [`AUTO_GPU_SECONDS`]; up to `start_up` seconds
+/// more, a race between them (or the CPU, where the units are `recorded` as they finish);
+/// else the GPU.
 fn route(cpu: f64, start_up: Option<f64>, recorded: bool) -> Choice {
     match start_up {
+        None if cpu < GPU_BOARD_SECONDS => Choice::Cpu,
+        None => Choice::Gpu,
         _ if cpu < AUTO_GPU_SECONDS => Choice::Cpu,
         Some(s) if cpu < AUTO_GPU_SECONDS + s && recorded => Choice::Cpu,
         Some(s) if cpu < AUTO_GPU_SECONDS + s => Choice::Race,
@@ -92,9 +96,9 @@ fn route(cpu: f64, start_up: Option<f64>, recorded: bool) -> Choice {
     }
 }
 
-/// What a board costs the GPU besides its search (prefixes, transfers, launches), as a
-/// race with the CPU reckons it.
-const GPU_BOARD_SECONDS: f64 = 0.02;
+/// What a board costs an open GPU besides its planning and search (prefixes, transfers,
+/// launches): about 5 to 7 ms on boards of 15 and 16 on an H100 host.
+const GPU_BOARD_SECONDS: f64 = 0.006;
 /// How often a race looks whether the GPU has opened.
 const RACE_LOOK_EVERY: Duration = Duration::from_millis(1);
 
@@ -652,13 +656,14 @@ mod tests {
     }
 
     #[test]
-    fn boards_race_only_within_the_gpus_start_up_and_never_when_recorded() {
+    fn boards_race_only_within_the_gpus_start_up_and_never_when_recorded_and_an_open_gpu_takes_all_but_the_smallest() {
         assert_eq!(route(0.01, Some(0.2), false), Choice::Cpu);
         assert_eq!(route(0.1, Some(0.2), false), Choice::Race);
         assert_eq!(route(0.1, Some(0.2), true), Choice::Cpu);
         assert_eq!(route(0.5, Some(0.2), false), Choice::Gpu);
-        assert_eq!(route(0.1, None, false), Choice::Gpu);
-        assert_eq!(route(0.01, None, false), Choice::Cpu);
+        // An open GPU takes every board that would keep the CPU longer than its own cost.
+        assert_eq!(route(0.01, None, false), Choice::Gpu);
+        assert_eq!(route(0.001, None, false), Choice::Cpu);
     }
 
     fn solve_on_cpu(board: &Board) -> u128 {

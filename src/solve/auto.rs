@@ -8,9 +8,11 @@ use crate::cpu;
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
 
-/// Estimated CPU seconds above which `auto` moves a board to an open GPU: below it, the
-/// GPU's cost per board (prefixes, transfers, launches) is more than it saves. The
-/// estimate assumes every thread runs at full speed.
+/// Estimated CPU seconds, beyond what is left of the GPU's opening, under which `auto`
+/// keeps a board on the CPU while the GPU is opening, and above which the board no longer
+/// races the opening but waits for it. The estimate assumes every thread runs at full
+/// speed. Once the GPU is open, the line is its own cost of a board (`GPU_BOARD_SECONDS`
+/// in `solve.rs`).
 pub const AUTO_GPU_SECONDS: f64 = 0.05;
 /// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
 /// opening: the driver's start-up and the context (about 0.17 s on an H100 host), with a
