@@ -9,10 +9,10 @@
 //! case's start), feeding it the count's progress from the [`Control`], and the time left
 //! (`{left}`): indicatif's own estimate takes the work done before the bar appears (or
 //! before a checkpointed run resumed) as done in an instant, and shows no time left. The
-//! terminal is
-//! one of ours ([`Stderr`]): it tells indicatif one column less than the terminal has, and
-//! at most 80, so that `{wide_bar}` never makes a line that wraps; and it draws on any
-//! terminal, where indicatif's own would hide the bar when `TERM` is unset.
+//! terminal is one of ours ([`Stderr`]): it tells indicatif one column less than the
+//! terminal has, and at most 80, so that `{wide_bar}` never makes a line that wraps; and it
+//! draws on any terminal, where indicatif's own would hide the bar when `TERM` is unset.
+//! Which words fit is chosen again whenever the terminal's width changes.
 
 use std::io::{self, Write};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
@@ -59,19 +59,27 @@ impl Progress {
             if !matches!(stopped.recv_timeout(after), Err(RecvTimeoutError::Timeout)) {
                 return;
             }
+            let left = {
+                let ctl = Arc::clone(&ctl);
+                move || ctl.progress().and_then(|p| remaining(&p, Instant::now())).map_or("--:--".to_string(), clock)
+            };
+            let mut width = Stderr.width();
             let mut bar: Option<ProgressBar> = None;
             loop {
                 if let Some(p) = ctl.progress().filter(|p| p.total > 0) {
                     let bar = bar.get_or_insert_with(|| {
                         let target = ProgressDrawTarget::term_like_with_hz(Box::new(Stderr), DRAWS_PER_SECOND);
-                        let ctl = Arc::clone(&ctl);
-                        let left = move || ctl.progress().and_then(|p| remaining(&p, Instant::now())).map_or("--:--".to_string(), clock);
                         ProgressBar::with_draw_target(Some(p.total), target)
-                            .with_style(style(Stderr.width(), label.len(), left))
+                            .with_style(style(width, label.len(), left.clone()))
                             .with_prefix(label.clone())
                             .with_elapsed(started.elapsed())
                             .with_position(p.done)
                     });
+                    let now = Stderr.width();
+                    if now != width {
+                        width = now;
+                        bar.set_style(style(width, label.len(), left.clone()));
+                    }
                     if bar.length() != Some(p.total) {
                         bar.set_length(p.total);
                     }
