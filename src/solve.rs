@@ -89,11 +89,17 @@ fn route(cpu: f64, start_up: Option<f64>, recorded: bool) -> Choice {
     match start_up {
         None if cpu < GPU_BOARD_SECONDS => Choice::Cpu,
         None => Choice::Gpu,
-        _ if cpu < AUTO_GPU_SECONDS => Choice::Cpu,
+        Some(_) if cpu < AUTO_GPU_SECONDS => Choice::Cpu,
         Some(s) if cpu < AUTO_GPU_SECONDS + s && recorded => Choice::Cpu,
         Some(s) if cpu < AUTO_GPU_SECONDS + s => Choice::Race,
         _ => Choice::Gpu,
     }
+}
+
+/// The CPU seconds from which [`route`] gives the GPU whatever more the CPU would take:
+/// the estimate and the timed sample need tell no more than this.
+fn decided_from(start_up: Option<f64>) -> f64 {
+    start_up.map_or(GPU_BOARD_SECONDS, |s| AUTO_GPU_SECONDS + s)
 }
 
 /// What a board costs an open GPU besides its planning and search (prefixes, transfers,
@@ -440,15 +446,16 @@ impl Solver {
                 let opening = self.gpu.opening_since();
                 let start_up = opening.map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
                 let threads = rayon::current_num_threads();
+                let decided = decided_from(opening.map(|_| start_up));
                 // A GPU still opening is waited for in count_on_gpu, after the board's GPU
                 // prefixes are planned, so that the planning overlaps the start-up.
-                if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, AUTO_GPU_SECONDS + start_up)) {
+                if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, decided)) {
                     return if opening.is_some() || self.auto_gpu_opened(warnings) { Choice::Gpu } else { Choice::Cpu };
                 }
                 // The timed sample can judge the CPU several times too fast (heavy prefixes
                 // it misses, threads that share cores), so the planner's estimate bounds it.
                 let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, threads));
-                let cpu = cpu_seconds(plan, roots, AUTO_GPU_SECONDS + start_up).max(planned);
+                let cpu = cpu_seconds(plan, roots, decided).max(planned);
                 match route(cpu, opening.map(|_| start_up), recorded) {
                     Choice::Gpu if opening.is_none() && !self.auto_gpu_opened(warnings) => Choice::Cpu,
                     choice => choice,
@@ -664,6 +671,13 @@ mod tests {
         // An open GPU takes every board that would keep the CPU longer than its own cost.
         assert_eq!(route(0.01, None, false), Choice::Gpu);
         assert_eq!(route(0.001, None, false), Choice::Cpu);
+        // From `decided_from`, more CPU time changes nothing: the sample may stop there.
+        for (start_up, recorded) in [(None, false), (Some(0.2), false), (Some(0.2), true), (Some(0.0), false)] {
+            let from = decided_from(start_up);
+            assert_eq!(route(from, start_up, recorded), Choice::Gpu);
+            assert_eq!(route(from * 100.0, start_up, recorded), Choice::Gpu);
+            assert_ne!(route(from * 0.99, start_up, recorded), Choice::Gpu);
+        }
     }
 
     fn solve_on_cpu(board: &Board) -> u128 {
