@@ -2,7 +2,7 @@
 //! primitives every search applies to such rows: the cells left for the next queen, and the
 //! columns that must be filled by a given row.
 
-use crate::symmetry::Sym;
+use crate::square::Sym;
 
 /// The largest board side: a row's cells must fit in one `u32` mask.
 pub const MAX_N: usize = 32;

@@ -1,9 +1,9 @@
 //! nqueen: counts the ways to place n non-attacking queens on an n×n board with obstacles.
 //!
-//! Data flows one way: text is parsed into [`board::Board`]s ([`parse`]); each board gets a
-//! [`plan::Plan`] (orientation and symmetry, [`symmetry`], judged by [`estimate`]); the
-//! plan's first rows are expanded into [`prefix::Prefix`]es, which [`work`] divides into
-//! blocks, shards and units; a backend ([`cpu`] or [`gpu`]) counts them into a
+//! Data flows one way: text is parsed into [`board::Board`]s ([`parse`]); each board gets
+//! a [`plan::Plan`] (orientation and symmetry, [`symmetry`] over [`square`], judged by
+//! [`estimate`]); the plan's first rows are expanded into [`prefix::Prefix`]es, which
+//! [`split`] and [`work`] divide into shards, blocks and units; a backend ([`cpu`] or [`gpu`]) counts them into a
 //! [`tally::Tally`]; and [`solve`] ties it together into one [`solve::Report`] per board.
 //! [`app`] runs the whole job, with [`parts`] (shards' records and their merge) and
 //! [`checkpoint`] (resuming after a kill); [`unique`] counts solutions up to symmetry.
@@ -36,6 +36,7 @@ pub mod progress;
 pub mod rng;
 pub mod solve;
 pub mod split;
+pub mod square;
 pub mod symmetry;
 pub mod tally;
 pub mod unique;

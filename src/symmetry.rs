@@ -1,5 +1,5 @@
-//! The 8 symmetries of the square, the subgroup a board keeps, and the split of a board's
-//! solutions by their *frame* that lets the counter search one frame per orbit.
+//! The subgroup of the square's 8 symmetries ([`Sym`]) a board keeps, and the split of a
+//! board's solutions by their *frame* that lets the counter search one frame per orbit.
 //!
 //! Every solution has exactly one queen in the top row, the bottom row, the left column and
 //! the right column; those (at most four) queens are its frame. A symmetry `g` of the board
@@ -10,62 +10,7 @@
 //! right. One case has one for speed: a queen in the top-left corner (see [`frame_split`]).
 
 use crate::board::Board;
-
-/// One of the 8 symmetries of the square, acting on cells (row, column).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Sym {
-    /// Leaves every cell in place.
-    Identity,
-    /// Quarter turn clockwise.
-    Rot90,
-    /// Half turn.
-    Rot180,
-    /// Quarter turn anticlockwise.
-    Rot270,
-    /// Mirror left to right (columns reversed).
-    FlipColumns,
-    /// Mirror top to bottom (rows reversed).
-    FlipRows,
-    /// Mirror in the main diagonal (rows and columns swapped).
-    Transpose,
-    /// Mirror in the other diagonal.
-    AntiTranspose,
-}
-
-impl Sym {
-    /// All eight, identity first.
-    pub const ALL: [Sym; 8] =
-        [Sym::Identity, Sym::Rot90, Sym::Rot180, Sym::Rot270, Sym::FlipColumns, Sym::FlipRows, Sym::Transpose, Sym::AntiTranspose];
-
-    /// Where cell (r, c) of an `n`-board goes.
-    pub fn apply(self, n: usize, r: usize, c: usize) -> (usize, usize) {
-        let m = n - 1;
-        match self {
-            Sym::Identity => (r, c),
-            Sym::Rot90 => (c, m - r),
-            Sym::Rot180 => (m - r, m - c),
-            Sym::Rot270 => (m - c, r),
-            Sym::FlipColumns => (r, m - c),
-            Sym::FlipRows => (m - r, c),
-            Sym::Transpose => (c, r),
-            Sym::AntiTranspose => (m - c, m - r),
-        }
-    }
-
-    /// A short name for `--stats` and tests.
-    pub fn name(self) -> &'static str {
-        match self {
-            Sym::Identity => "identity",
-            Sym::Rot90 => "rot90",
-            Sym::Rot180 => "rot180",
-            Sym::Rot270 => "rot270",
-            Sym::FlipColumns => "flip-columns",
-            Sym::FlipRows => "flip-rows",
-            Sym::Transpose => "transpose",
-            Sym::AntiTranspose => "anti-transpose",
-        }
-    }
-}
+pub use crate::square::Sym;
 
 /// The symmetries that map the board's obstacles onto themselves (always a subgroup).
 pub fn invariant_group(board: &Board) -> Vec<Sym> {
