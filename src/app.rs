@@ -51,14 +51,26 @@ impl Input {
 /// What a run does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Counts every case of the inputs: all of it, or some of its shards with `shards`,
-    /// resuming from and recording into `checkpoint` if given; with `unique`, its unique
-    /// solutions too. With `dry_run`, plans them and says what would be counted instead.
-    Count { shards: Option<Shards>, checkpoint: Option<PathBuf>, unique: bool, dry_run: bool },
+    /// Counts every case of the inputs.
+    Count(Counting),
     /// Adds up the part files given as inputs; with `status`, only says what is missing.
     Merge { status: bool },
     /// Prints the table of empty boards `from..=to`, with their unique counts.
     Table { from: usize, to: usize },
+}
+
+/// What a counting run is asked for besides its inputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counting {
+    /// The shards to count of every case, each with a part record; all of it, answered,
+    /// when `None`.
+    pub shards: Option<Shards>,
+    /// Where to resume from and record into.
+    pub checkpoint: Option<PathBuf>,
+    /// Count the unique solutions too.
+    pub unique: bool,
+    /// Plan each case (or shard) and say what would be counted, instead of counting.
+    pub dry_run: bool,
 }
 
 /// Everything a run needs, parsed once from the command line.
@@ -131,11 +143,9 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     let mut outcome = Outcome::default();
     let mut sink = Sink { out, err };
     match &config.mode {
-        Mode::Count { shards, checkpoint, unique, dry_run } => {
-            count::run(config, shards.as_ref(), *unique, checkpoint.as_deref(), *dry_run, solver, ctl, &mut sink, &mut outcome)
-        }
+        Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
         Mode::Merge { status } => merge::run(&config.inputs, *status, &mut sink, &mut outcome),
-        Mode::Table { from, to } => table::run(*from, *to, config.stats, config.progress, solver, ctl, &mut sink, &mut outcome),
+        Mode::Table { from, to } => table::run(config, *from..=*to, solver, ctl, &mut sink, &mut outcome),
     }
     if let Err(stop) = sink.flush() {
         outcome.stopped(stop);

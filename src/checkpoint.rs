@@ -7,108 +7,16 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
+mod lines;
 
 use crate::tally::Tally;
 use crate::work::{Selection, Shard, Unit};
-
-/// The file's format; a checkpoint of another is refused.
-const FORMAT: u32 = 1;
-
-/// One line of a checkpoint.
-#[derive(Clone, Debug, PartialEq)]
-enum Line {
-    /// The first line: who wrote the file.
-    Header(HeaderLine),
-    /// Some prefixes of a case, counted.
-    Unit(UnitLine),
-    /// A whole case (of its shard), counted.
-    Case(CaseLine),
-}
-
-/// What a line is, in its `record` field. (The lines are not one tagged enum for serde: a
-/// tagged enum reads numbers through a buffer that has no 128 bits.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Kind {
-    Header,
-    Unit,
-    Case,
-}
-
-/// The `record` field alone, to tell which line a line is.
-#[derive(Deserialize)]
-struct Tag {
-    record: Kind,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HeaderLine {
-    record: Kind,
-    format: u32,
-    nqueen: String,
-}
-
-/// Case `case` of input `input` (from 0), whose board's hash is `board`, counted as shard
-/// `shard` of `shards` from the plan `plan`: its units `ranges` counted `solutions`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UnitLine {
-    record: Kind,
-    input: usize,
-    case: usize,
-    board: String,
-    shard: usize,
-    shards: usize,
-    plan: String,
-    ranges: Vec<[usize; 2]>,
-    solutions: u128,
-    nodes: u128,
-}
-
-/// The same of a whole case (of its shard).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CaseLine {
-    record: Kind,
-    input: usize,
-    case: usize,
-    board: String,
-    shard: usize,
-    shards: usize,
-    plan: String,
-    solutions: u128,
-    nodes: u128,
-}
-
-impl Line {
-    /// The line as one line of JSON, newline included.
-    fn to_text(&self) -> String {
-        let mut text = match self {
-            Line::Header(l) => serde_json::to_string(l),
-            Line::Unit(l) => serde_json::to_string(l),
-            Line::Case(l) => serde_json::to_string(l),
-        }
-        .expect("a checkpoint line is plain data");
-        text.push('\n');
-        text
-    }
-
-    /// The line one line of JSON holds.
-    fn from_text(text: &str) -> serde_json::Result<Line> {
-        Ok(match serde_json::from_str::<Tag>(text)?.record {
-            Kind::Header => Line::Header(serde_json::from_str(text)?),
-            Kind::Unit => Line::Unit(serde_json::from_str(text)?),
-            Kind::Case => Line::Case(serde_json::from_str(text)?),
-        })
-    }
-}
+use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, UnitLine, FORMAT};
 
 /// What a checkpoint holds of one shard of one case.
 #[derive(Clone, Debug, Default)]
@@ -127,6 +35,16 @@ struct Entry {
 struct CaseKey {
     board: String,
     shard: (usize, usize),
+}
+
+/// One shard of one case, as a checkpoint names it: case `case` (from 1) of input `input`
+/// (from 0), whose board's hash is `board` (see [`crate::work::sha256`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseShard {
+    pub input: usize,
+    pub case: usize,
+    pub board: String,
+    pub shard: Shard,
 }
 
 /// A case as the checkpoint has it.
@@ -226,12 +144,12 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// What the checkpoint holds of shard `shard` of case `case` of input `input` (from
-    /// 0), whose board's hash is `board`; an error when it holds that case for another
+    /// What the checkpoint holds of `at`; an error when it holds that case for another
     /// board or number of shards (a checkpoint of another input or split).
-    pub fn resume(&self, input: usize, case: usize, board: &str, shard: Shard) -> Result<Resume, CheckpointError> {
+    pub fn resume(&self, at: &CaseShard) -> Result<Resume, CheckpointError> {
+        let CaseShard { input, case, ref board, shard } = *at;
         let Some(key) = self.cases.get(&(input, case)) else { return Ok(Resume::Fresh) };
-        if key.board != board {
+        if key.board != *board {
             return Err(
                 self.error(format!("case {case} of input {} was counted for another board: it was written for another input", input + 1))
             );
@@ -270,39 +188,34 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Records that `unit` of a case's shard (as [`Checkpoint::resume`] names it, counted
-    /// from the prefixes `plan`) counted `tally`; returns once the line is on disk.
-    #[allow(clippy::too_many_arguments)]
-    pub fn unit(&self, input: usize, case: usize, board: &str, plan: &str, shard: Shard, unit: &Unit, tally: Tally) -> io::Result<()> {
+    /// Records that `unit` of `at`, counted from the prefixes `plan`, counted `tally`;
+    /// returns once the line is on disk.
+    pub fn unit(&self, at: &CaseShard, plan: &str, unit: &Unit, tally: Tally) -> io::Result<()> {
         let ranges = unit.ranges.iter().map(|r| [r.start, r.end]).collect();
-        let (board, plan) = (board.to_string(), plan.to_string());
-        let (shard, shards) = (shard.index, shard.count);
         self.append(&Line::Unit(UnitLine {
             record: Kind::Unit,
-            input,
-            case,
-            board,
-            shard,
-            shards,
-            plan,
+            input: at.input,
+            case: at.case,
+            board: at.board.clone(),
+            shard: at.shard.index,
+            shards: at.shard.count,
+            plan: plan.to_string(),
             ranges,
             solutions: tally.solutions,
             nodes: tally.nodes,
         }))
     }
 
-    /// Records that a case's shard (as [`Checkpoint::resume`] names it) is counted whole
-    /// from the split `plan`, `tally`.
-    pub fn case(&self, input: usize, case: usize, board: &str, plan: &str, shard: Shard, tally: Tally) -> io::Result<()> {
-        let (shard, shards, board, plan) = (shard.index, shard.count, board.to_string(), plan.to_string());
+    /// Records that `at` is counted whole from the split `plan`, `tally`.
+    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally) -> io::Result<()> {
         self.append(&Line::Case(CaseLine {
             record: Kind::Case,
-            input,
-            case,
-            board,
-            shard,
-            shards,
-            plan,
+            input: at.input,
+            case: at.case,
+            board: at.board.clone(),
+            shard: at.shard.index,
+            shards: at.shard.count,
+            plan: plan.to_string(),
             solutions: tally.solutions,
             nodes: tally.nodes,
         }))
@@ -322,33 +235,6 @@ impl Checkpoint {
     }
 }
 
-/// The checkpoint lines of `file`, the bytes up to the end of the last whole one, and the
-/// number of a torn last line if there is one (unterminated, or not a checkpoint line).
-fn read_lines(file: &mut File) -> io::Result<(Vec<Line>, u64, Option<usize>)> {
-    file.seek(SeekFrom::Start(0))?;
-    let mut reader = BufReader::new(&*file);
-    let (mut lines, mut kept, mut text) = (Vec::new(), 0u64, String::new());
-    for number in 1.. {
-        text.clear();
-        let read = reader.read_line(&mut text)?;
-        if read == 0 {
-            break;
-        }
-        let parsed = Line::from_text(text.trim_end());
-        let last = reader.fill_buf()?.is_empty();
-        match parsed {
-            Ok(line) if text.ends_with('\n') => {
-                lines.push(line);
-                kept += read as u64;
-            }
-            _ if last => return Ok((lines, kept, Some(number))),
-            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("line {number}: not a checkpoint line ({e})"))),
-            Ok(_) => unreachable!("only the last line can lack its newline"),
-        }
-    }
-    Ok((lines, kept, None))
-}
-
 /// This nqueen's version, as a checkpoint records it.
 fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
@@ -358,6 +244,10 @@ fn version() -> String {
 #[allow(clippy::single_range_in_vec_init)] // a range in a list is a list of ranges here
 mod tests {
     use super::*;
+
+    fn at(input: usize, case: usize, board: &str, shard: Shard) -> CaseShard {
+        CaseShard { input, case, board: board.into(), shard }
+    }
 
     fn unit(ranges: &[Range<usize>]) -> Unit {
         Unit { ranges: ranges.to_vec(), estimate: 1.0 }
@@ -370,19 +260,19 @@ mod tests {
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         let t = |s| Tally { solutions: s, nodes: 10 * s };
-        c.unit(0, 1, "b1", "p1", Shard::WHOLE, &unit(&[0..5]), t(3)).unwrap();
-        c.unit(0, 1, "b1", "p1", Shard::WHOLE, &unit(&[5..7, 9..10]), t(4)).unwrap();
-        c.case(0, 2, "b2", "p2", Shard::WHOLE, t(92)).unwrap();
+        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[0..5]), t(3)).unwrap();
+        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[5..7, 9..10]), t(4)).unwrap();
+        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92)).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
-            c.resume(0, 1, "b1", Shard::WHOLE).unwrap(),
+            c.resume(&at(0, 1, "b1", Shard::WHOLE)).unwrap(),
             Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7) }
         );
-        assert_eq!(c.resume(0, 2, "b2", Shard::WHOLE).unwrap(), Resume::Done { plan: "p2".into(), tally: t(92) });
-        assert_eq!(c.resume(1, 1, "b1", Shard::WHOLE).unwrap(), Resume::Fresh);
-        assert!(c.resume(0, 2, "other", Shard::WHOLE).unwrap_err().0.contains("written for another input"));
-        assert!(c.resume(0, 2, "b2", Shard { index: 1, count: 2 }).is_err());
+        assert_eq!(c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(), Resume::Done { plan: "p2".into(), tally: t(92) });
+        assert_eq!(c.resume(&at(1, 1, "b1", Shard::WHOLE)).unwrap(), Resume::Fresh);
+        assert!(c.resume(&at(0, 2, "other", Shard::WHOLE)).unwrap_err().0.contains("written for another input"));
+        assert!(c.resume(&at(0, 2, "b2", Shard { index: 1, count: 2 })).is_err());
         let selection = Selection { ranges: vec![0..12] };
         assert!(c.check_partial("p1", "p1", &[0..5, 5..7, 9..10], &selection).is_ok());
         assert!(c.check_partial("p1", "p2", &[0..5], &selection).is_err());
@@ -397,14 +287,14 @@ mod tests {
         let (c, _) = Checkpoint::open(&path).unwrap();
         let shard = |index| Shard { index, count: 4 };
         let t = Tally { solutions: 5, nodes: 50 };
-        c.unit(0, 1, "b", "p1", shard(1), &unit(&[0..3]), t).unwrap();
-        c.case(0, 1, "b", "s", shard(2), t).unwrap();
+        c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t).unwrap();
+        c.case(&at(0, 1, "b", shard(2)), "s", t).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
-        assert_eq!(c.resume(0, 1, "b", shard(1)).unwrap(), Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t });
-        assert_eq!(c.resume(0, 1, "b", shard(2)).unwrap(), Resume::Done { plan: "s".into(), tally: t });
-        assert_eq!(c.resume(0, 1, "b", shard(0)).unwrap(), Resume::Fresh);
-        assert!(c.resume(0, 1, "b", Shard { index: 1, count: 5 }).unwrap_err().0.contains("shard 1/4, not 1/5"));
+        assert_eq!(c.resume(&at(0, 1, "b", shard(1))).unwrap(), Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t });
+        assert_eq!(c.resume(&at(0, 1, "b", shard(2))).unwrap(), Resume::Done { plan: "s".into(), tally: t });
+        assert_eq!(c.resume(&at(0, 1, "b", shard(0))).unwrap(), Resume::Fresh);
+        assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().0.contains("shard 1/4, not 1/5"));
     }
 
     #[test]
@@ -412,17 +302,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
         let (c, _) = Checkpoint::open(&path).unwrap();
-        c.unit(0, 1, "b", "p", Shard::WHOLE, &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }).unwrap();
+        c.unit(&at(0, 1, "b", Shard::WHOLE), "p", &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }).unwrap();
         drop(c);
         let whole = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
-        c.case(0, 1, "b", "p", Shard::WHOLE, Tally { solutions: 2, nodes: 2 }).unwrap();
+        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }).unwrap();
         drop(c);
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
-        assert_eq!(c.resume(0, 1, "b", Shard::WHOLE).unwrap(), Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 } });
+        assert_eq!(
+            c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(),
+            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 } }
+        );
     }
 
     #[test]

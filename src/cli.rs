@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
-use nqueen::app::{Config, Input, Mode};
+use nqueen::app::{Config, Counting, Input, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
 use nqueen::work::Shards;
@@ -186,7 +186,12 @@ impl Cli {
         } else if self.merge {
             Mode::Merge { status: self.status }
         } else {
-            Mode::Count { shards: self.shard.clone(), checkpoint: self.checkpoint.clone(), unique: self.unique, dry_run: self.dry_run }
+            Mode::Count(Counting {
+                shards: self.shard.clone(),
+                checkpoint: self.checkpoint.clone(),
+                unique: self.unique,
+                dry_run: self.dry_run,
+            })
         };
         Config {
             inputs,

@@ -53,7 +53,7 @@ pub struct CaseRecord {
     pub n: usize,
     /// SHA-256 of the board's text (see [`crate::board::Board::to_text`]).
     pub board: String,
-    /// What the count was made from: the plan and its split (see [`crate::work::fingerprint`]).
+    /// What the count was made from: the plan and its split (see [`crate::split::Split::fingerprint`]).
     pub plan: String,
     pub shard: usize,
     pub shards: usize,

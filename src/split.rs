@@ -177,38 +177,20 @@ impl Split {
 
     /// The roots of shard `shard` of `plan`'s case, in the tree's order.
     pub fn roots(&self, plan: &Plan, shard: usize) -> Vec<Root> {
-        let finest = self.total / self.shards as f64 / ROOTS_PER_SHARD;
-        let deepest = plan.n.saturating_sub(ROWS_LEFT);
+        let walk = Walk {
+            split: self,
+            plan,
+            finest: self.total / self.shards as f64 / ROOTS_PER_SHARD,
+            deepest: plan.n.saturating_sub(ROWS_LEFT),
+            shard,
+        };
         let mut out = Vec::new();
         let mut at = 0.0;
         for (b, &estimate) in self.tops.iter().enumerate() {
-            self.visit(plan, top(b as u32), at, estimate, finest, deepest, shard, &mut out);
+            walk.visit(top(b as u32), at, estimate, &mut out);
             at += estimate;
         }
         out
-    }
-
-    /// Adds the roots of `shard` below `node`, whose stretch is `len` from `start`.
-    #[allow(clippy::too_many_arguments)]
-    fn visit(&self, plan: &Plan, node: Node, start: f64, len: f64, finest: f64, deepest: usize, shard: usize, out: &mut Vec<Root>) {
-        if shard < self.shard_at(start) || shard > self.shard_at(start + len) {
-            return;
-        }
-        let children = if len > finest && node.depth() < deepest { node.children(plan) } else { Vec::new() };
-        if children.is_empty() {
-            if self.shard_at(start + len / 2.0) == shard {
-                out.push(node.into_root(start, len));
-            }
-            return;
-        }
-        let estimates: Vec<f64> = children.par_iter().map(|c| c.estimate(plan, dives_at(c.depth()))).collect();
-        let sum: f64 = estimates.iter().sum();
-        let mut at = start;
-        for (child, e) in children.into_iter().zip(estimates) {
-            let part = len * e / sum;
-            self.visit(plan, child, at, part, finest, deepest, shard, out);
-            at += part;
-        }
     }
 
     /// A hex SHA-256 of what decides every shard of the case: the rule, the plan's boards
@@ -223,6 +205,42 @@ impl Split {
             words(&rows.iter().map(|&r| u64::from(r)).chain([w, e.to_bits()]).collect::<Vec<_>>());
         }
         crate::work::hex(&h.finalize())
+    }
+}
+
+/// The way down the tree to one shard's roots.
+struct Walk<'a> {
+    split: &'a Split,
+    plan: &'a Plan,
+    /// The longest stretch that is not divided further.
+    finest: f64,
+    /// The deepest row a root may end at.
+    deepest: usize,
+    shard: usize,
+}
+
+impl Walk<'_> {
+    /// Adds the shard's roots below `node`, whose stretch is `len` from `start`, to `out`.
+    fn visit(&self, node: Node, start: f64, len: f64, out: &mut Vec<Root>) {
+        let split = self.split;
+        if self.shard < split.shard_at(start) || self.shard > split.shard_at(start + len) {
+            return;
+        }
+        let children = if len > self.finest && node.depth() < self.deepest { node.children(self.plan) } else { Vec::new() };
+        if children.is_empty() {
+            if split.shard_at(start + len / 2.0) == self.shard {
+                out.push(node.into_root(start, len));
+            }
+            return;
+        }
+        let estimates: Vec<f64> = children.par_iter().map(|c| c.estimate(self.plan, dives_at(c.depth()))).collect();
+        let sum: f64 = estimates.iter().sum();
+        let mut at = start;
+        for (child, e) in children.into_iter().zip(estimates) {
+            let part = len * e / sum;
+            self.visit(child, at, part, out);
+            at += part;
+        }
     }
 }
 

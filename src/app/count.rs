@@ -5,14 +5,13 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::Path;
 use std::sync::Arc;
 
 use super::dry_run;
 use super::read_ahead::ReadAhead;
-use super::{Config, Failure, Input, Outcome, Sink, Stop};
+use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
-use crate::checkpoint::{Checkpoint, CheckpointError, Resume};
+use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
@@ -22,21 +21,17 @@ use crate::tally::Tally;
 use crate::unique;
 use crate::work::{self, Shard, Shards, Unit};
 
-/// Counts every case of `config`'s inputs (see the module doc), noting what fails in
-/// `outcome`.
-#[allow(clippy::too_many_arguments)]
+/// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
+/// what fails in `outcome`.
 pub(super) fn run<O: Write, E: Write>(
     config: &Config,
-    shards: Option<&Shards>,
-    unique: bool,
-    checkpoint: Option<&Path>,
-    dry_run: bool,
+    counting: &Counting,
     solver: &mut Solver,
     ctl: &Arc<Control>,
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
-    let checkpoint = match checkpoint.map(Checkpoint::open).transpose() {
+    let checkpoint = match counting.checkpoint.as_deref().map(Checkpoint::open).transpose() {
         Ok(opened) => opened.map(|(c, warning)| {
             if let Some(w) = warning {
                 sink.say(format_args!("warning: {w}"));
@@ -49,6 +44,7 @@ pub(super) fn run<O: Write, E: Write>(
             return;
         }
     };
+    let (shards, unique, dry_run) = (counting.shards.as_ref(), counting.unique, counting.dry_run);
     let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
@@ -94,7 +90,7 @@ struct Counter<'a> {
     ctl: &'a Arc<Control>,
 }
 
-/// A counted case: its tally, the plan it was counted from (see [`work::fingerprint`];
+/// A counted case: its tally, the plan it was counted from (see [`crate::split::Split::fingerprint`];
 /// empty for a plain count), and the report of this run's count (none where the checkpoint
 /// held the whole case).
 struct Counted {
@@ -253,7 +249,8 @@ impl Counter<'_> {
         sink.line(&line)?;
         let Counted { tally, board: hash, plan, report } = counted;
         if let Some(c) = &self.checkpoint {
-            if let Err(e) = c.case(index, case, &hash, &plan, shard.unwrap_or(Shard::WHOLE), tally) {
+            let at = CaseShard { input: index, case, board: hash, shard: shard.unwrap_or(Shard::WHOLE) };
+            if let Err(e) = c.case(&at, &plan, tally) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
@@ -339,13 +336,13 @@ impl Counter<'_> {
             return Ok(Counted::plain(self.solver.solve_planned(board, self.ctl).map_err(CaseError::Solve)?));
         }
         let shard = shard.unwrap_or(Shard::WHOLE);
-        let hash = work::sha256(board.to_text().as_bytes());
+        let at = CaseShard { input: index, case, board: work::sha256(board.to_text().as_bytes()), shard };
         let resume = match &self.checkpoint {
-            Some(c) => c.resume(index, case, &hash, shard).map_err(CaseError::Checkpoint)?,
+            Some(c) => c.resume(&at).map_err(CaseError::Checkpoint)?,
             None => Resume::Fresh,
         };
         if let Resume::Done { plan, tally } = resume {
-            return Ok(Counted { tally, board: hash, plan, report: None });
+            return Ok(Counted { tally, board: at.board, plan, report: None });
         }
         let prepared = self.solver.prepare(board, shard);
         let all = prepared.all();
@@ -359,9 +356,8 @@ impl Counter<'_> {
         };
         let work_before = done.iter().map(|r| prepared.work().get(r.clone()).map_or(r.len() as f64, |w| w.iter().sum())).sum();
         let units = prepared.prefixes_fingerprint();
-        let (units, hash) = (&units, &hash);
         let record = |unit: &Unit, tally: Tally| match &self.checkpoint {
-            Some(c) => c.unit(index, case, hash, units, shard, unit, tally),
+            Some(c) => c.unit(&at, &units, unit, tally),
             None => Ok(()),
         };
         // Units are recorded, and so cut, only where a checkpoint keeps them.
@@ -369,7 +365,7 @@ impl Counter<'_> {
         let part = Part { selection: all.without(&done), counted_before, work_before, record };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
-        Ok(Counted { tally, board: hash.clone(), plan: prepared.split.clone(), report: Some(report) })
+        Ok(Counted { tally, board: at.board, plan: prepared.split.clone(), report: Some(report) })
     }
 
     /// With `--shard`, writes the end record of input `index` for each shard, which held

@@ -2,10 +2,11 @@
 //! unique count and the seconds they took, as the CUDA programs nqueen grew from print.
 
 use std::io::Write;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{Failure, Outcome, Sink};
+use super::{Config, Failure, Outcome, Sink};
 use crate::board::Board;
 use crate::control::Control;
 use crate::progress::Progress;
@@ -15,14 +16,11 @@ use crate::unique;
 /// The widths of the table's columns: n, total, unique, seconds.
 const WIDTHS: [usize; 4] = [2, 20, 20, 10];
 
-/// Prints the table of empty boards `from..=to` (see the module doc), noting what fails
-/// in `outcome`.
-#[allow(clippy::too_many_arguments)]
+/// Prints the table of the empty boards of `sizes` (see the module doc), with `config`'s
+/// statistics and progress bar, noting what fails in `outcome`.
 pub(super) fn run<O: Write, E: Write>(
-    from: usize,
-    to: usize,
-    stats: bool,
-    progress: bool,
+    config: &Config,
+    sizes: RangeInclusive<usize>,
     solver: &mut Solver,
     ctl: &Arc<Control>,
     sink: &mut Sink<'_, O, E>,
@@ -32,11 +30,11 @@ pub(super) fn run<O: Write, E: Write>(
     if let Err(stop) = sink.line(&format!("{:>wn$} {:>wt$} {:>wu$} {:>ws$}", "n", "total", "unique", "seconds")) {
         return outcome.stopped(stop);
     }
-    for n in from..=to {
+    for n in sizes {
         let board = Board::empty(n).expect("the table's sizes are checked on the command line");
         let started = Instant::now();
         let report = {
-            let _bar = Progress::start(Arc::clone(ctl), format!("n={n}"), progress);
+            let _bar = Progress::start(Arc::clone(ctl), format!("n={n}"), config.progress);
             solver.solve(&board, ctl)
         };
         let report = match report {
@@ -58,7 +56,7 @@ pub(super) fn run<O: Write, E: Write>(
         if let Err(stop) = sink.line(&format!("{n:>wn$} {:>wt$} {unique:>wu$} {seconds:>ws$.3}", report.count)).and_then(|_| sink.flush()) {
             return outcome.stopped(stop);
         }
-        if stats {
+        if config.stats {
             sink.say(format_args!("n={n}: {report}"));
         }
     }

@@ -1,0 +1,127 @@
+//! A checkpoint's lines: one JSON object each, a header first, then units and cases; and
+//! reading them back up to a torn last line.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+
+use serde::{Deserialize, Serialize};
+
+/// The file's format; a checkpoint of another is refused.
+pub(super) const FORMAT: u32 = 1;
+
+/// One line of a checkpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Line {
+    /// The first line: who wrote the file.
+    Header(HeaderLine),
+    /// Some prefixes of a case, counted.
+    Unit(UnitLine),
+    /// A whole case (of its shard), counted.
+    Case(CaseLine),
+}
+
+/// What a line is, in its `record` field. (The lines are not one tagged enum for serde: a
+/// tagged enum reads numbers through a buffer that has no 128 bits.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Kind {
+    Header,
+    Unit,
+    Case,
+}
+
+/// The `record` field alone, to tell which line a line is.
+#[derive(Deserialize)]
+struct Tag {
+    record: Kind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct HeaderLine {
+    pub(super) record: Kind,
+    pub(super) format: u32,
+    pub(super) nqueen: String,
+}
+
+/// Case `case` of input `input` (from 0), whose board's hash is `board`, counted as shard
+/// `shard` of `shards` from the plan `plan`: its units `ranges` counted `solutions`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct UnitLine {
+    pub(super) record: Kind,
+    pub(super) input: usize,
+    pub(super) case: usize,
+    pub(super) board: String,
+    pub(super) shard: usize,
+    pub(super) shards: usize,
+    pub(super) plan: String,
+    pub(super) ranges: Vec<[usize; 2]>,
+    pub(super) solutions: u128,
+    pub(super) nodes: u128,
+}
+
+/// The same of a whole case (of its shard).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CaseLine {
+    pub(super) record: Kind,
+    pub(super) input: usize,
+    pub(super) case: usize,
+    pub(super) board: String,
+    pub(super) shard: usize,
+    pub(super) shards: usize,
+    pub(super) plan: String,
+    pub(super) solutions: u128,
+    pub(super) nodes: u128,
+}
+
+impl Line {
+    /// The line as one line of JSON, newline included.
+    pub(super) fn to_text(&self) -> String {
+        let mut text = match self {
+            Line::Header(l) => serde_json::to_string(l),
+            Line::Unit(l) => serde_json::to_string(l),
+            Line::Case(l) => serde_json::to_string(l),
+        }
+        .expect("a checkpoint line is plain data");
+        text.push('\n');
+        text
+    }
+
+    /// The line one line of JSON holds.
+    pub(super) fn from_text(text: &str) -> serde_json::Result<Line> {
+        Ok(match serde_json::from_str::<Tag>(text)?.record {
+            Kind::Header => Line::Header(serde_json::from_str(text)?),
+            Kind::Unit => Line::Unit(serde_json::from_str(text)?),
+            Kind::Case => Line::Case(serde_json::from_str(text)?),
+        })
+    }
+}
+
+/// The checkpoint lines of `file`, the bytes up to the end of the last whole one, and the
+/// number of a torn last line if there is one (unterminated, or not a checkpoint line).
+pub(super) fn read_lines(file: &mut File) -> io::Result<(Vec<Line>, u64, Option<usize>)> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = BufReader::new(&*file);
+    let (mut lines, mut kept, mut text) = (Vec::new(), 0u64, String::new());
+    for number in 1.. {
+        text.clear();
+        let read = reader.read_line(&mut text)?;
+        if read == 0 {
+            break;
+        }
+        let parsed = Line::from_text(text.trim_end());
+        let last = reader.fill_buf()?.is_empty();
+        match parsed {
+            Ok(line) if text.ends_with('\n') => {
+                lines.push(line);
+                kept += read as u64;
+            }
+            _ if last => return Ok((lines, kept, Some(number))),
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("line {number}: not a checkpoint line ({e})"))),
+            Ok(_) => unreachable!("only the last line can lack its newline"),
+        }
+    }
+    Ok((lines, kept, None))
+}
