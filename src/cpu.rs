@@ -29,6 +29,18 @@ pub enum Schedule {
     Dynamic,
 }
 
+/// Search nodes per second one thread gets through in the scalar search ([`count_prefix`]):
+/// with [`speedup_over_scalar`], what a recorded count's units are sized by.
+pub const SCALAR_NODES_PER_THREAD_SECOND: f64 = 1.3e8;
+/// Search nodes per second one thread gets through at full speed (the AVX-512 lanes on the
+/// benchmark boards; the scalar search does about a fifth of that): what `auto` judges the
+/// CPU by.
+pub const FULL_SPEED_NODES_PER_THREAD_SECOND: f64 = 6e8;
+/// The CPU's search nodes per node of Knuth's estimate of the same tree: the CPU counts
+/// the last two rows in closed form (about 0.8 on the split boards of empty 15x15 and
+/// 17x17).
+pub const NODES_PER_ESTIMATED_NODE: f64 = 0.8;
+
 /// Prefixes per chunk in the static schedule.
 pub const STATIC_CHUNK: usize = 1024;
 /// Prefixes per chunk in the dynamic schedule: small enough that threads finish together,
@@ -77,6 +89,12 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
 /// benchmark boards show for each search.
 pub fn speedup_over_scalar(plan: &Plan, depth: usize) -> f64 {
     Search::new(plan, depth).profile().1
+}
+
+/// Search nodes per second the current pool gets through on prefixes at row `depth` of
+/// `plan`, by [`SCALAR_NODES_PER_THREAD_SECOND`] and the search it would run.
+pub fn nodes_per_second(plan: &Plan, depth: usize) -> f64 {
+    SCALAR_NODES_PER_THREAD_SECOND * speedup_over_scalar(plan, depth) * rayon::current_num_threads() as f64
 }
 
 /// The search [`count`] runs on prefixes at row `depth` of `plan` on this CPU, for

@@ -25,6 +25,16 @@ pub use count::{GpuTally, Units, BATCH_CAP};
 pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
+/// Search nodes per second of one GPU that a recorded count's units are sized by, and
+/// `auto` judges it by (an H100 on the plain kernel).
+pub const NODES_PER_SECOND: f64 = 4e11;
+/// What a board costs an open GPU besides its planning and search (prefixes, transfers,
+/// launches): about 5 to 7 ms on boards of 15 and 16 on an H100 host.
+pub const BOARD_SECONDS: f64 = 0.006;
+/// What opening the GPU costs: the driver's start-up and the context (about 0.17 s on an
+/// H100 host), with a margin.
+pub const START_SECONDS: f64 = 0.2;
+
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
 /// prefixes and the fetching of prefixes cost more than the shorter tails save.
 pub const GPU_TARGET: usize = 1 << 28;

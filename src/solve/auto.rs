@@ -1,122 +1,329 @@
-//! The `auto` backend's policy: when to open the GPU at all, and whether a board is big
-//! enough that the GPU counts it sooner than the CPU would.
+//! The `auto` backend: which counter takes a board, and when. The GPU opens in the
+//! background only once some board may need it ([`open_if_needed`]); a board goes to it
+//! when the planner's estimate or a timed sample of its prefixes ([`sample`]) says the CPU
+//! would take longer than the GPU would ([`route`]); a board near the line starts on the
+//! CPU and races the GPU's opening; and the CPU counts whatever the GPU cannot, because it
+//! did not open or failed.
 
+mod sample;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::control;
-use crate::cpu;
-use crate::plan::Plan;
-use crate::prefix::Prefixes;
+use super::backend::{self, GpuPlan};
+use super::case::Job;
+use super::opener::Opener;
+use super::{Options, Report, SolveError};
+use crate::control::Control;
+use crate::cpu::Schedule;
+use crate::gpu::{self, GpuCountError, GpuError};
+use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
 
 /// Estimated CPU seconds, beyond what is left of the GPU's opening, under which `auto`
 /// keeps a board on the CPU while the GPU is opening, and above which the board no longer
 /// races the opening but waits for it. The estimate assumes every thread runs at full
-/// speed. Once the GPU is open, the line is its own cost of a board (`GPU_BOARD_SECONDS`
-/// in `solve.rs`).
-pub const AUTO_GPU_SECONDS: f64 = 0.05;
-/// What opening the GPU costs, added to [`AUTO_GPU_SECONDS`] for as long as it is still
-/// opening: the driver's start-up and the context (about 0.17 s on an H100 host), with a
-/// margin.
-pub const GPU_START_SECONDS: f64 = 0.2;
-/// Prefixes timed on the CPU to estimate a board's cost.
-const SAMPLE: usize = 64;
-/// Search nodes one thread gets through per second at full speed (the AVX-512 lanes on
-/// the benchmark boards; the scalar search does about a fifth of that).
-const NODES_PER_THREAD_SECOND: f64 = 6e8;
-/// The CPU's search nodes per node of Knuth's estimate of the same tree: the CPU counts
-/// the last two rows in closed form (about 0.8 on the split boards of empty 15x15 and
-/// 17x17).
-const CPU_NODES_PER_ESTIMATED: f64 = 0.8;
+/// speed. Once the GPU is open, the line is its own cost of a board ([`gpu::BOARD_SECONDS`]).
+const OPENING_LINE_SECONDS: f64 = 0.05;
+/// How often a race looks whether the GPU has opened.
+const RACE_LOOK_EVERY: Duration = Duration::from_millis(1);
 
-/// How long `threads` CPU threads would take over a search estimated at `nodes` nodes, at
-/// full speed.
-pub fn cpu_seconds_by_estimate(nodes: f64, threads: usize) -> f64 {
-    nodes * CPU_NODES_PER_ESTIMATED / (NODES_PER_THREAD_SECOND * threads as f64)
+/// Which backend counts a board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    Cpu,
+    Gpu,
+    /// The CPU until the GPU has opened, then whichever would finish first.
+    Race,
 }
 
-/// How many times fewer nodes a plan may need than its board's plain tree: the symmetry
-/// split's gain (up to about 5x) times what the orientation and the quick estimate's
-/// error may add.
-pub const PLANNING_CUT: f64 = 8.0;
-
-/// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
-/// `auto` to move it to a GPU still to be opened: as long as the opening, at full speed on
-/// every thread. A run that opens the GPU for nothing waits at exit for it to finish
-/// opening, and such a search ends no sooner than the opening does.
-pub fn may_need_gpu(nodes: f64, threads: usize) -> bool {
-    nodes >= GPU_START_SECONDS * NODES_PER_THREAD_SECOND * threads as f64
-}
-
-/// How many times the estimate of a search's nodes may be off: an estimate this many times
-/// what the CPU gets through in the time at stake settles the question without a sample.
-const ESTIMATE_MARGIN: f64 = 8.0;
-
-/// Whether a search estimated at `nodes` nodes would surely take `threads` CPU threads at
-/// least `seconds`, even at full speed: then timing a sample, which on a board of few and
-/// heavy prefixes (a shard) can take longer than the GPU's count, is not needed.
-pub fn cpu_surely_takes(nodes: f64, threads: usize, seconds: f64) -> bool {
-    nodes >= ESTIMATE_MARGIN * seconds * NODES_PER_THREAD_SECOND * threads as f64
-}
-
-/// How long the whole board would take the CPU pool, judged by timing an even sample of
-/// its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how much faster
-/// the search the CPU would run is; or, once that is known to be at least `cap`, a figure
-/// of at least `cap`. Sampling stops as soon as it is, within a prefix if need be: on a
-/// large board the full sample would cost more than the GPU's whole count. The lanes
-/// cannot time a sample fairly: with so few prefixes, most lanes wait for the longest one.
-pub fn cpu_seconds(plan: &Plan, base: &Prefixes, cap: f64) -> f64 {
-    if base.depth >= plan.n || base.items.is_empty() {
-        return 0.0;
+/// For a board the CPU would count in `cpu` seconds: once the GPU is open, the GPU where
+/// the CPU would take longer than the GPU's cost of a board. While it is opening
+/// (`start_up` seconds left), the CPU below [`OPENING_LINE_SECONDS`]; up to `start_up`
+/// seconds more, a race between them (or the CPU, where the units are `recorded` as they
+/// finish: the sample may have judged the CPU too fast); else the GPU.
+fn route(cpu: f64, start_up: Option<f64>, recorded: bool) -> Choice {
+    match start_up {
+        None if cpu < gpu::BOARD_SECONDS => Choice::Cpu,
+        None => Choice::Gpu,
+        Some(_) if cpu < OPENING_LINE_SECONDS => Choice::Cpu,
+        Some(s) if cpu < OPENING_LINE_SECONDS + s && recorded => Choice::Cpu,
+        Some(s) if cpu < OPENING_LINE_SECONDS + s => Choice::Race,
+        _ => Choice::Gpu,
     }
-    let step = (base.items.len() / SAMPLE).max(1);
-    let planned = base.items.len().div_ceil(step);
-    let threads = rayon::current_num_threads() as f64;
-    let scale = base.items.len() as f64 / planned as f64 / threads / cpu::speedup_over_scalar(plan, base.depth);
-    // The sample's time, scaled, can only grow into the estimate: once it has run this
-    // long, the answer is known to be at least `cap`.
-    let enough = Duration::try_from_secs_f64(cap / scale).unwrap_or(Duration::MAX);
+}
+
+/// The CPU seconds from which [`route`] gives the GPU whatever more the CPU would take:
+/// the estimate and the timed sample need tell no more than this.
+fn decided_from(start_up: Option<f64>) -> f64 {
+    start_up.map_or(gpu::BOARD_SECONDS, |s| OPENING_LINE_SECONDS + s)
+}
+
+/// Starts opening the GPU in the background, unless something did already, once a board's
+/// estimated tree, `nodes` nodes that planning may still cut by `cut` times, could make
+/// the CPU sample pick the GPU. Runs that never use the GPU do not open it, since a
+/// process cannot end while a thread is inside the driver's start-up.
+pub(super) fn open_if_needed(gpu: &mut Opener, nodes: Option<f64>, cut: f64) {
+    if gpu.is_idle() && nodes.is_some_and(|e| may_need_gpu(e / cut, rayon::current_num_threads())) {
+        gpu.start();
+    }
+}
+
+/// What `auto` keeps from one board to the next.
+#[derive(Default)]
+pub(super) struct Auto {
+    /// Whether it has said why it counts on the CPU (once a run).
+    warned: bool,
+}
+
+impl Auto {
+    /// Counts `job` on the counter the module doc says, with `options`' schedule and GPU
+    /// prefixes; a GPU that fails is marked unusable in `gpu`, with a warning, and the
+    /// CPU counts the board instead.
+    pub(super) fn count(
+        &mut self,
+        gpu: &mut Opener,
+        options: &Options,
+        job: &Job<'_>,
+        ctl: &Control,
+        report: &mut Report,
+    ) -> Result<(), SolveError> {
+        let choice = self.choose(gpu, job, &mut report.warnings);
+        let gpu_seconds = || gpu::BOARD_SECONDS + job.nodes() / gpu::NODES_PER_SECOND;
+        if choice == Choice::Race && race_on_cpu(gpu, options.schedule, job, gpu_seconds(), ctl, report)? {
+            return Ok(());
+        }
+        if choice != Choice::Cpu {
+            match self.count_on_gpu(gpu, options, job, ctl, report) {
+                Ok(true) => return Ok(()),
+                Ok(false) => {}
+                Err(GpuCountError::Gpu(e)) => {
+                    report.warnings.push(format!("the GPU failed, counting on the CPU instead: {e}"));
+                    gpu.failed(e);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        backend::count_on_cpu(job, options.schedule, ctl, report)
+    }
+
+    /// Which counter takes `job`: the GPU when it is usable or still opening, some board's
+    /// estimate was big enough to open it (see [`open_if_needed`]), and the planner's
+    /// estimate or a timed sample says the CPU would take longer than the GPU would, its
+    /// start-up included while it is opening; the board is raced where [`route`] says.
+    fn choose(&mut self, gpu: &mut Opener, job: &Job<'_>, warnings: &mut Vec<String>) -> Choice {
+        if !gpu.may_be_usable() {
+            return Choice::Cpu;
+        }
+        let opening = gpu.opening_since();
+        let start_up = opening.map_or(0.0, |since| (gpu::START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
+        let threads = rayon::current_num_threads();
+        let decided = decided_from(opening.map(|_| start_up));
+        let (plan, estimate) = (&job.case.plan, job.estimate());
+        // A GPU still opening is waited for in count_on_gpu, after the board's GPU
+        // prefixes are planned, so that the planning overlaps the start-up.
+        if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, decided)) {
+            return if opening.is_some() || self.gpu_opened(gpu, warnings) { Choice::Gpu } else { Choice::Cpu };
+        }
+        // The timed sample can judge the CPU several times too fast (heavy prefixes it
+        // misses, threads that share cores), so the planner's estimate bounds it.
+        let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, threads));
+        let cpu = cpu_seconds(plan, &job.prefixes, decided).max(planned);
+        match route(cpu, opening.map(|_| start_up), job.recorded()) {
+            Choice::Gpu if opening.is_none() && !self.gpu_opened(gpu, warnings) => Choice::Cpu,
+            choice => choice,
+        }
+    }
+
+    /// Counts `job` on the GPU once its prefixes are planned; false, having counted
+    /// nothing, when the GPU could not be opened after all.
+    fn count_on_gpu(
+        &mut self,
+        gpu: &mut Opener,
+        options: &Options,
+        job: &Job<'_>,
+        ctl: &Control,
+        report: &mut Report,
+    ) -> Result<bool, GpuCountError> {
+        let planned = GpuPlan::new(job, options.gpu_prefixes, report);
+        if !self.gpu_opened(gpu, &mut report.warnings) {
+            return Ok(false);
+        }
+        planned.count(gpu.wait()?, job, ctl, report)?;
+        Ok(true)
+    }
+
+    /// Whether the GPU opened, waiting for it if need be. Why it did not is added to
+    /// `warnings` once a run, unless there is simply no driver or device.
+    fn gpu_opened(&mut self, gpu: &mut Opener, warnings: &mut Vec<String>) -> bool {
+        match gpu.wait() {
+            Ok(_) => true,
+            Err(e) => {
+                if !self.warned && !matches!(e, GpuError::NoDriver | GpuError::NoDevice(_)) {
+                    warnings.push(format!("counting on the CPU: {e}"));
+                }
+                self.warned = true;
+                false
+            }
+        }
+    }
+}
+
+/// While the GPU is still opening: counts `job` (as one unit) on the CPU with `schedule`
+/// until the GPU has opened, then lets the CPU go on only if, at the rate it has kept, it
+/// would finish before the GPU would count the job in `gpu_seconds`. True when the CPU
+/// counted it (as it does when the GPU fails to open); false when it gave way to the GPU,
+/// its partial count dropped.
+fn race_on_cpu(
+    gpu: &Opener,
+    schedule: Schedule,
+    job: &Job<'_>,
+    gpu_seconds: f64,
+    ctl: &Control,
+    report: &mut Report,
+) -> Result<bool, SolveError> {
+    let Some(opened) = gpu.outcome() else { return Ok(false) };
+    let finished = AtomicBool::new(false);
     let started = Instant::now();
-    control::with_time_limit(enough, |ctl| {
-        base.items.iter().step_by(step).any(|p| {
-            let b = p.board as usize;
-            let counted = std::hint::black_box(cpu::count_prefix(&plan.boards[b], &plan.due[b], base.depth, p, ctl));
-            counted.is_err() || started.elapsed() >= enough
-        })
+    let counted = std::thread::scope(|scope| {
+        scope.spawn(|| loop {
+            if finished.load(Ordering::Relaxed) || ctl.is_cancelled() {
+                return;
+            }
+            match opened.get() {
+                None => std::thread::sleep(RACE_LOOK_EVERY),
+                Some(false) => return,
+                Some(true) => {
+                    // With nothing done yet, the time left is unknown: the GPU takes it.
+                    let left = ctl.progress().map_or(f64::INFINITY, |p| {
+                        let done = p.done as f64 / p.total.max(1) as f64;
+                        p.since.elapsed().as_secs_f64() * (1.0 - done) / done
+                    });
+                    if left > gpu_seconds && !finished.load(Ordering::Relaxed) {
+                        ctl.give_way();
+                    }
+                    return;
+                }
+            }
+        });
+        let counted = backend::count_on_cpu(job, schedule, ctl, report);
+        finished.store(true, Ordering::Relaxed);
+        counted
     });
-    started.elapsed().as_secs_f64() * scale
+    report.race_time = Some(started.elapsed());
+    // Asked to give way just as the count ended: the request is dropped with it.
+    let gave_way = ctl.gave_way();
+    match counted {
+        Ok(()) => Ok(true),
+        Err(SolveError::Interrupted) if gave_way => {
+            (report.count, report.nodes) = (0, 0);
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, OnceLock};
+
+    use super::super::opener::State;
+    use super::super::{BackendChoice, Part, Solver};
     use super::*;
     use crate::board::Board;
-    use crate::prefix;
+    use crate::tally::Tally;
+    use crate::work::Shard;
 
-    #[test]
-    fn only_boards_that_may_be_too_big_for_the_cpu_may_open_the_gpu() {
-        let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
-        // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
-        assert!(!may_need_gpu(quick(15), 16));
-        assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+    /// An opener that says, after `after`, that the GPU opened (`said`), though its thread
+    /// then finds no device; and the cell it says it in.
+    fn opening(after: Duration, said: Option<bool>) -> (Opener, Arc<OnceLock<bool>>) {
+        let cell = Arc::new(OnceLock::new());
+        let set = Arc::clone(&cell);
+        let thread = std::thread::spawn(move || {
+            std::thread::sleep(after);
+            if let Some(said) = said {
+                let _ = set.set(said);
+            }
+            Err(GpuError::NoDevice("none here".into()))
+        });
+        let mut opener = Opener::new(None, false);
+        opener.state = State::Opening(thread, Instant::now(), Arc::clone(&cell));
+        (opener, cell)
     }
 
     #[test]
-    fn the_estimate_gives_seconds_at_full_speed() {
-        let seconds = cpu_seconds_by_estimate(1.2e10, 16);
-        assert!((seconds - 1.0).abs() < 1e-9, "{seconds}");
+    fn auto_counts_on_the_cpu_when_the_gpu_it_waited_for_fails_to_open() {
+        let board = Board::empty(10).unwrap();
+        let mut solver = Solver::new(Options::default());
+        let case = solver.prepare(&board, Shard::WHOLE);
+        let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
+        let job = Job::new(&case, &part);
+        let (mut gpu, _) = opening(Duration::ZERO, Some(false));
+        let mut report = Report::new(&board, &case.plan, &case.base);
+        let mut auto = Auto::default();
+        assert!(!auto.count_on_gpu(&mut gpu, &Options::default(), &job, &Control::default(), &mut report).unwrap());
+        assert!(matches!(gpu.state, State::Unusable(GpuError::NoDevice(_))));
+        assert!(report.kernel_time.is_none() && report.warnings.is_empty());
     }
 
     #[test]
-    fn only_far_too_large_estimates_settle_the_question_alone() {
-        assert!(cpu_surely_takes(1e12, 16, 0.3));
-        assert!(!cpu_surely_takes(1e10, 16, 0.3));
+    fn a_board_started_on_the_cpu_gives_way_once_the_gpu_opens_and_is_still_counted() {
+        let board = Board::empty(16).unwrap();
+        let cpu = Options { backend: BackendChoice::Cpu, ..Options::default() };
+        let want = Solver::new(cpu).solve(&board, &Control::default()).unwrap().count;
+        // Whether the GPU opened, its time for the board (none: it would count it at once;
+        // forever), and whether the CPU should give way.
+        for (said, gpu_seconds, gave_way) in [(true, 0.0, true), (true, f64::INFINITY, false), (false, 0.0, false)] {
+            let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
+            let case = solver.prepare(&board, Shard::WHOLE);
+            let (gpu, cell) = opening(Duration::ZERO, None);
+            let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
+            let job = Job::new(&case, &part);
+            let mut report = Report::new(&board, &case.plan, &case.base);
+            let ctl = Control::default();
+            // The GPU says whether it opened as soon as the CPU has taken some work.
+            let raced = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    while ctl.progress().is_none_or(|p| p.done == 0) {
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
+                    let _ = cell.set(said);
+                });
+                race_on_cpu(&gpu, Schedule::default(), &job, gpu_seconds, &ctl, &mut report).unwrap()
+            });
+            assert_eq!(raced, !gave_way);
+            assert_eq!(report.count, if gave_way { 0 } else { want });
+            assert!(ctl.check().is_ok(), "the run goes on");
+        }
     }
 
     #[test]
-    fn the_cpu_sample_tells_big_boards_from_small_ones() {
-        let big = Plan::plain(&Board::empty(15).unwrap());
-        assert!(cpu_seconds(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9) >= 1e-9);
-        let small = Plan::plain(&Board::empty(8).unwrap());
-        assert!(cpu_seconds(&small, &prefix::expand(&small, 10), 10.0) < 0.01);
+    fn boards_race_only_within_the_gpus_start_up_and_never_when_recorded_and_an_open_gpu_takes_all_but_the_smallest() {
+        assert_eq!(route(0.01, Some(0.2), false), Choice::Cpu);
+        assert_eq!(route(0.1, Some(0.2), false), Choice::Race);
+        assert_eq!(route(0.1, Some(0.2), true), Choice::Cpu);
+        assert_eq!(route(0.5, Some(0.2), false), Choice::Gpu);
+        // An open GPU takes every board that would keep the CPU longer than its own cost.
+        assert_eq!(route(0.01, None, false), Choice::Gpu);
+        assert_eq!(route(0.001, None, false), Choice::Cpu);
+        // From `decided_from`, more CPU time changes nothing: the sample may stop there.
+        for (start_up, recorded) in [(None, false), (Some(0.2), false), (Some(0.2), true), (Some(0.0), false)] {
+            let from = decided_from(start_up);
+            assert_eq!(route(from, start_up, recorded), Choice::Gpu);
+            assert_eq!(route(from * 100.0, start_up, recorded), Choice::Gpu);
+            assert_ne!(route(from * 0.99, start_up, recorded), Choice::Gpu);
+        }
+    }
+
+    #[test]
+    fn a_gpu_that_fails_for_another_reason_is_reported_once() {
+        let mut auto = Auto::default();
+        let mut warnings = Vec::new();
+        for _ in 0..2 {
+            let mut gpu = Opener::new(None, false);
+            gpu.failed(GpuError::Compile("a log".into()));
+            assert!(!auto.gpu_opened(&mut gpu, &mut warnings));
+        }
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("a log"));
     }
 }

@@ -7,8 +7,18 @@ use std::time::Instant;
 
 use crate::gpu::{Gpu, GpuError};
 
+/// The GPUs a run may use, and where opening them stands.
+pub(super) struct Opener {
+    pub(super) state: State,
+    /// GPU ordinals to open; all visible ones when `None`.
+    devices: Option<Vec<usize>>,
+    /// Hand the driver's teardown to a child process once open (see
+    /// [`Gpu::hand_over_teardown`]).
+    quick_exit: bool,
+}
+
 /// Where opening the GPU stands.
-pub(super) enum Opener {
+pub(super) enum State {
     /// Not asked for yet.
     Idle,
     /// Opening on the thread, since the instant; the thread says in the cell whether it
@@ -19,63 +29,73 @@ pub(super) enum Opener {
 }
 
 impl Opener {
-    /// Starts opening the GPU that `devices` names (all visible ones when `None`) in the
-    /// background; with `quick_exit`, its driver's teardown is handed to a child process
-    /// (see [`Gpu::hand_over_teardown`]).
-    pub(super) fn start(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
+    /// The GPUs `devices` names (all visible ones when `None`), not opened yet; with
+    /// `quick_exit`, their driver's teardown will be handed to a child process.
+    pub(super) fn new(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
+        Opener { state: State::Idle, devices, quick_exit }
+    }
+
+    /// Starts opening the GPU in the background.
+    pub(super) fn start(&mut self) {
         let opened = Arc::new(OnceLock::new());
         let said = Arc::clone(&opened);
+        let (devices, quick_exit) = (self.devices.clone(), self.quick_exit);
         let thread = std::thread::spawn(move || {
             let gpu = open(devices.as_deref(), quick_exit);
             let _ = said.set(gpu.is_ok());
             gpu
         });
-        Opener::Opening(thread, Instant::now(), opened)
+        self.state = State::Opening(thread, Instant::now(), opened);
     }
 
     /// Whether nothing has been asked of the GPU yet.
     pub(super) fn is_idle(&self) -> bool {
-        matches!(self, Opener::Idle)
+        matches!(self.state, State::Idle)
     }
 
     /// Whether the GPU is open or still opening (not known to be unusable).
     pub(super) fn may_be_usable(&self) -> bool {
-        matches!(self, Opener::Opening(..) | Opener::Ready(_))
+        matches!(self.state, State::Opening(..) | State::Ready(_))
     }
 
     /// When the GPU began to open, while it still is opening.
     pub(super) fn opening_since(&self) -> Option<Instant> {
-        match self {
-            Opener::Opening(handle, since, _) if !handle.is_finished() => Some(*since),
+        match &self.state {
+            State::Opening(handle, since, _) if !handle.is_finished() => Some(*since),
             _ => None,
         }
     }
 
     /// While the GPU is opening: the cell that will say whether it opened.
     pub(super) fn outcome(&self) -> Option<Arc<OnceLock<bool>>> {
-        match self {
-            Opener::Opening(_, _, opened) => Some(Arc::clone(opened)),
+        match &self.state {
+            State::Opening(_, _, opened) => Some(Arc::clone(opened)),
             _ => None,
         }
     }
 
+    /// Marks the GPU unusable after it failed, so that nothing more is sent to it.
+    pub(super) fn failed(&mut self, e: GpuError) {
+        self.state = State::Unusable(e);
+    }
+
     /// The GPU, waiting for it to open if need be (opening it here if nothing started it);
     /// an error when none is usable.
-    pub(super) fn wait(&mut self, devices: Option<&[usize]>, quick_exit: bool) -> Result<&Gpu, GpuError> {
-        if let Opener::Opening(..) | Opener::Idle = self {
-            let opened = match std::mem::replace(self, Opener::Idle) {
-                Opener::Opening(handle, ..) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
-                _ => open(devices, quick_exit),
+    pub(super) fn wait(&mut self) -> Result<&Gpu, GpuError> {
+        if let State::Opening(..) | State::Idle = self.state {
+            let opened = match std::mem::replace(&mut self.state, State::Idle) {
+                State::Opening(handle, ..) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
+                _ => open(self.devices.as_deref(), self.quick_exit),
             };
-            *self = match opened {
-                Ok(g) => Opener::Ready(g),
-                Err(e) => Opener::Unusable(e),
+            self.state = match opened {
+                Ok(g) => State::Ready(g),
+                Err(e) => State::Unusable(e),
             };
         }
-        match self {
-            Opener::Ready(g) => Ok(g),
-            Opener::Unusable(e) => Err(e.clone()),
-            Opener::Idle | Opener::Opening(..) => unreachable!("settled just above"),
+        match &self.state {
+            State::Ready(g) => Ok(g),
+            State::Unusable(e) => Err(e.clone()),
+            State::Idle | State::Opening(..) => unreachable!("settled just above"),
         }
     }
 }

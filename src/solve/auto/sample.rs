@@ -1,0 +1,102 @@
+//! What `auto` knows of a board's cost on the CPU before counting it: the planner's
+//! estimate at full speed, and a timed sample of its prefixes.
+
+use std::time::{Duration, Instant};
+
+use crate::control;
+use crate::cpu::{self, FULL_SPEED_NODES_PER_THREAD_SECOND, NODES_PER_ESTIMATED_NODE};
+use crate::gpu;
+use crate::plan::Plan;
+use crate::prefix::Prefixes;
+
+/// Prefixes timed on the CPU to estimate a board's cost.
+const SAMPLE: usize = 64;
+
+/// How long `threads` CPU threads would take over a search estimated at `nodes` nodes, at
+/// full speed.
+pub fn cpu_seconds_by_estimate(nodes: f64, threads: usize) -> f64 {
+    nodes * NODES_PER_ESTIMATED_NODE / (FULL_SPEED_NODES_PER_THREAD_SECOND * threads as f64)
+}
+
+/// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
+/// `auto` to move it to a GPU still to be opened: as long as the opening, at full speed on
+/// every thread. A run that opens the GPU for nothing waits at exit for it to finish
+/// opening, and such a search ends no sooner than the opening does.
+pub fn may_need_gpu(nodes: f64, threads: usize) -> bool {
+    nodes >= gpu::START_SECONDS * FULL_SPEED_NODES_PER_THREAD_SECOND * threads as f64
+}
+
+/// How many times the estimate of a search's nodes may be off: an estimate this many times
+/// what the CPU gets through in the time at stake settles the question without a sample.
+const ESTIMATE_MARGIN: f64 = 8.0;
+
+/// Whether a search estimated at `nodes` nodes would surely take `threads` CPU threads at
+/// least `seconds`, even at full speed: then timing a sample, which on a board of few and
+/// heavy prefixes (a shard) can take longer than the GPU's count, is not needed.
+pub fn cpu_surely_takes(nodes: f64, threads: usize, seconds: f64) -> bool {
+    nodes >= ESTIMATE_MARGIN * seconds * FULL_SPEED_NODES_PER_THREAD_SECOND * threads as f64
+}
+
+/// How long the whole board would take the CPU pool, judged by timing an even sample of
+/// its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how much faster
+/// the search the CPU would run is; or, once that is known to be at least `cap`, a figure
+/// of at least `cap`. Sampling stops as soon as it is, within a prefix if need be: on a
+/// large board the full sample would cost more than the GPU's whole count. The lanes
+/// cannot time a sample fairly: with so few prefixes, most lanes wait for the longest one.
+pub fn cpu_seconds(plan: &Plan, base: &Prefixes, cap: f64) -> f64 {
+    if base.depth >= plan.n || base.items.is_empty() {
+        return 0.0;
+    }
+    let step = (base.items.len() / SAMPLE).max(1);
+    let planned = base.items.len().div_ceil(step);
+    let threads = rayon::current_num_threads() as f64;
+    let scale = base.items.len() as f64 / planned as f64 / threads / cpu::speedup_over_scalar(plan, base.depth);
+    // The sample's time, scaled, can only grow into the estimate: once it has run this
+    // long, the answer is known to be at least `cap`.
+    let enough = Duration::try_from_secs_f64(cap / scale).unwrap_or(Duration::MAX);
+    let started = Instant::now();
+    control::with_time_limit(enough, |ctl| {
+        base.items.iter().step_by(step).any(|p| {
+            let b = p.board as usize;
+            let counted = std::hint::black_box(cpu::count_prefix(&plan.boards[b], &plan.due[b], base.depth, p, ctl));
+            counted.is_err() || started.elapsed() >= enough
+        })
+    });
+    started.elapsed().as_secs_f64() * scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::plan::PLANNING_CUT;
+    use crate::prefix;
+
+    #[test]
+    fn only_boards_that_may_be_too_big_for_the_cpu_may_open_the_gpu() {
+        let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
+        // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
+        assert!(!may_need_gpu(quick(15), 16));
+        assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+    }
+
+    #[test]
+    fn the_estimate_gives_seconds_at_full_speed() {
+        let seconds = cpu_seconds_by_estimate(1.2e10, 16);
+        assert!((seconds - 1.0).abs() < 1e-9, "{seconds}");
+    }
+
+    #[test]
+    fn only_far_too_large_estimates_settle_the_question_alone() {
+        assert!(cpu_surely_takes(1e12, 16, 0.3));
+        assert!(!cpu_surely_takes(1e10, 16, 0.3));
+    }
+
+    #[test]
+    fn the_cpu_sample_tells_big_boards_from_small_ones() {
+        let big = Plan::plain(&Board::empty(15).unwrap());
+        assert!(cpu_seconds(&big, &prefix::expand(&big, prefix::cpu_target(None)), 1e-9) >= 1e-9);
+        let small = Plan::plain(&Board::empty(8).unwrap());
+        assert!(cpu_seconds(&small, &prefix::expand(&small, 10), 10.0) < 0.01);
+    }
+}

@@ -1,0 +1,142 @@
+//! A board made ready to count: its plan and the prefixes a count takes, all of the case's
+//! or one shard's, with their estimated work; and what a count covers of it.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use super::Part;
+use crate::plan::Plan;
+use crate::prefix::{self, Prefixes};
+use crate::split::{self, Root, Split};
+use crate::work::{Blocks, Selection, Shard, Unit, UNIT_SECONDS};
+
+/// Planned trees from which a case's blocks are estimated even when no shard or
+/// checkpoint needs it, for the progress bar: such a case may run for many seconds, and
+/// the estimate costs milliseconds.
+const ESTIMATED_WORK_NODES: f64 = 1e11;
+
+/// Random dives that estimate a count's search nodes where its prefixes were not estimated.
+const ESTIMATE_DIVES: u32 = 4096;
+
+/// A board made ready to count: its plan and the prefixes to count, all of the case's or
+/// one shard's, the same on every machine for the same board, options and shard.
+pub struct Case {
+    pub plan: Plan,
+    /// The prefixes to count; units are ranges of them.
+    pub base: Prefixes,
+    /// The shard's roots, where the case was split (see [`crate::split`]).
+    pub roots: Vec<Root>,
+    /// Whether the prefixes' search nodes were estimated (else one unit of work each).
+    pub estimated: bool,
+    /// Each prefix's estimated work, where estimated; else empty.
+    work: Vec<f64>,
+    /// The whole case's estimated search nodes, where estimated.
+    pub whole: f64,
+    /// What decides the case's split (see [`Split::fingerprint`]), where it was split.
+    pub split: String,
+    /// The shard the prefixes are of.
+    pub shard: Shard,
+    pub(super) started: Instant,
+    pub plan_time: Duration,
+}
+
+impl Case {
+    /// Shard `shard` of `plan`'s case, split by `split`: the prefixes of its roots, as
+    /// many as the CPU aims for where the roots allow (one, for a `small` case, which is
+    /// counted at once). Planning began at `started`.
+    pub(super) fn of_shard(plan: &Plan, split: &Split, shard: Shard, small: bool, started: Instant) -> Case {
+        let roots = split.roots(plan, shard.index);
+        let least = if small { 1 } else { prefix::cpu_target(Some(roots.iter().map(|r| r.estimate).sum())) };
+        let (base, work) = split::prefixes(plan, &roots, least);
+        let (whole, fingerprint) = (split.total(), split.fingerprint(plan));
+        let plan = plan.clone();
+        Case { plan, base, roots, estimated: true, work, whole, split: fingerprint, shard, started, plan_time: started.elapsed() }
+    }
+
+    /// All of `plan`'s case for a plain count: its first rows expanded into the CPU's
+    /// prefixes, estimated only where the case is large enough to show progress.
+    pub(super) fn whole(plan: Plan, started: Instant) -> Case {
+        let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
+        let estimated = plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
+        let work = if estimated { Blocks::estimated(&plan, &base).per_prefix() } else { Vec::new() };
+        let whole = work.iter().sum();
+        let (roots, split) = (Vec::new(), String::new());
+        Case { plan, base, roots, estimated, work, whole, split, shard: Shard::WHOLE, started, plan_time: started.elapsed() }
+    }
+
+    /// Each prefix's estimated work; empty where nothing was estimated (one unit each).
+    pub fn work(&self) -> &[f64] {
+        &self.work
+    }
+
+    /// What a checkpoint's units of this case were counted from (see
+    /// [`split::prefixes_fingerprint`]).
+    pub fn prefixes_fingerprint(&self) -> String {
+        split::prefixes_fingerprint(&self.split, self.shard, &self.base)
+    }
+
+    /// All of its prefixes.
+    pub fn all(&self) -> Selection {
+        Selection::all(self.base.items.len())
+    }
+
+    /// The prefixes in `ranges`, in order: borrowed when they are all of them.
+    pub(super) fn prefixes(&self, ranges: &[Range<usize>]) -> Cow<'_, Prefixes> {
+        if matches!(ranges, [whole] if *whole == (0..self.base.items.len())) {
+            return Cow::Borrowed(&self.base);
+        }
+        Cow::Owned(Prefixes {
+            depth: self.base.depth,
+            items: ranges.iter().flat_map(|r| self.base.items[r.clone()].iter().copied()).collect(),
+        })
+    }
+
+    /// The estimated work of the prefixes in `ranges`, in order (empty where nothing was
+    /// estimated).
+    pub(super) fn work_of(&self, ranges: &[Range<usize>]) -> Vec<f64> {
+        ranges.iter().flat_map(|r| self.work.get(r.clone()).unwrap_or_default().iter().copied()).collect()
+    }
+}
+
+/// What one count covers: the prefixes a part selects of a case, in order, with their
+/// estimated work, and the part itself (what was counted before, how units are recorded).
+pub(super) struct Job<'a> {
+    pub case: &'a Case,
+    pub part: &'a Part<'a>,
+    /// The selected prefixes, in order; the units' ranges index the case's prefixes.
+    pub prefixes: Cow<'a, Prefixes>,
+    /// Each selected prefix's estimated work (empty where nothing was estimated).
+    pub work: Vec<f64>,
+}
+
+impl<'a> Job<'a> {
+    pub(super) fn new(case: &'a Case, part: &'a Part<'a>) -> Job<'a> {
+        let prefixes = case.prefixes(&part.selection.ranges);
+        let work = case.work_of(&part.selection.ranges);
+        Job { case, part, prefixes, work }
+    }
+
+    /// The selection's estimated search nodes, where the case was estimated.
+    pub(super) fn estimate(&self) -> Option<f64> {
+        self.case.estimated.then(|| self.work.iter().sum())
+    }
+
+    /// The selection's estimated search nodes: the planner's, else from
+    /// [`ESTIMATE_DIVES`] random dives (about 1 ms).
+    pub(super) fn nodes(&self) -> f64 {
+        self.estimate().unwrap_or_else(|| self.prefixes.estimated_nodes(&self.case.plan, ESTIMATE_DIVES))
+    }
+
+    /// Whether each unit is recorded as it finishes.
+    pub(super) fn recorded(&self) -> bool {
+        self.part.record.is_some()
+    }
+
+    /// The selection cut into units of about [`UNIT_SECONDS`] at `rate` search nodes a
+    /// second where they are recorded and estimated, else one unit.
+    pub(super) fn units(&self, rate: f64) -> Vec<Unit> {
+        let budget = if self.recorded() && self.case.estimated { UNIT_SECONDS * rate } else { f64::INFINITY };
+        self.part.selection.units(self.case.work(), budget)
+    }
+}
