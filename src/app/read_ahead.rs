@@ -1,7 +1,10 @@
 //! An input's boards parsed on a thread of their own, a bounded number ahead of the count,
 //! so that the count can see what is coming: `auto` opens the GPU as soon as a queued board
 //! may need it, and the opening overlaps the boards before it. Boards are handed over in
-//! batches, each as soon as the parser would otherwise wait for input.
+//! batches, each as soon as the parser would otherwise wait for input. However fast the
+//! parser and however slow the count, at most [`QUEUED`] boards wait on the count's side,
+//! [`BATCHES`] batches in the channel and one batch on the parser's: a board holds at most
+//! 32 rows, so memory stays within a few hundred kilobytes whatever the input.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -17,6 +20,9 @@ use crate::parse::{ParseError, Parser};
 const BATCH: usize = 256;
 /// Batches in flight, at most.
 const BATCHES: usize = 2;
+/// Boards taken out of the channel and not yet counted, at most, beyond one batch: the
+/// count's look-ahead. The queue is topped up to this and no further.
+const QUEUED: usize = BATCH;
 
 type Parsed = Result<Board, ParseError>;
 
@@ -71,17 +77,28 @@ impl ReadAhead {
         ReadAhead { parsed, queue: VecDeque::new(), shown: 0 }
     }
 
+    /// Takes what the parser has handed over, without waiting, while fewer than
+    /// [`QUEUED`] boards wait: the rest waits in the channel, and the parser behind it.
+    fn top_up(&mut self) {
+        while self.queue.len() < QUEUED {
+            match self.parsed.try_recv() {
+                Ok(batch) => self.queue.extend(batch),
+                Err(_) => break,
+            }
+        }
+    }
+
     /// Whether the next board (or the end, or an error) can be taken without waiting for
     /// the input.
     pub(super) fn ready(&mut self) -> bool {
-        self.queue.extend(self.parsed.try_iter().flatten());
+        self.top_up();
         !self.queue.is_empty()
     }
 
     /// The boards parsed since the last call that are still to be taken (none of an
     /// error), without waiting for more.
     pub(super) fn newly_queued(&mut self) -> impl Iterator<Item = &Board> {
-        self.queue.extend(self.parsed.try_iter().flatten());
+        self.top_up();
         let from = self.shown.min(self.queue.len());
         self.shown = self.queue.len();
         self.queue.range(from..).filter_map(|b| b.as_ref().ok())
@@ -120,5 +137,20 @@ mod tests {
         assert_eq!(boards.next().unwrap().unwrap().n(), 2);
         assert!(boards.next().unwrap().is_err());
         assert!(boards.next().is_none());
+    }
+
+    #[test]
+    fn the_queue_is_topped_up_to_its_bound_and_no_further() {
+        let text = "1\n.\n".repeat(20 * BATCH);
+        let mut boards = ReadAhead::start(std::io::Cursor::new(text.into_bytes()));
+        // However long the parser runs ahead, the count's side holds at most a batch over.
+        for taken in 0..10 * BATCH {
+            std::thread::yield_now();
+            boards.ready();
+            let _ = boards.newly_queued().count();
+            assert!(boards.queue.len() < QUEUED + BATCH, "{} boards queued after {taken}", boards.queue.len());
+            assert!(boards.next().unwrap().is_ok());
+        }
+        assert_eq!(boards.count(), 10 * BATCH);
     }
 }

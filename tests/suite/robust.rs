@@ -142,6 +142,29 @@ fn memory_stays_bounded_on_a_large_input() {
     assert!(peak < 64 * 1024, "peak RSS {peak} kB");
 }
 
+#[test]
+fn memory_does_not_grow_with_an_input_parsed_faster_than_it_is_counted() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        return skip_missing_tool("memory_does_not_grow_with_an_input_parsed_faster_than_it_is_counted", "/proc (Linux)");
+    }
+    // Each board is counted in microseconds, yet parsed faster: the parser runs ahead of
+    // the count for the whole input.
+    let board = "6\n......\n.*....\n......\n......\n....*.\n......\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("six.in");
+    let mut peaks = Vec::new();
+    for megabytes in [50, 200] {
+        let copies = megabytes * 1_000_000 / board.len();
+        std::fs::write(&path, board.repeat(copies)).unwrap();
+        let started = Instant::now();
+        let mut child = Command::new(BIN).arg(&path).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let peak = peak_rss_kb(&mut child);
+        eprintln!("{megabytes} MB, {copies} cases in {:.2} s, peak RSS {peak} kB", started.elapsed().as_secs_f64());
+        peaks.push(peak);
+    }
+    assert!(peaks.iter().all(|&p| p < 64 * 1024), "peak RSS {peaks:?} kB");
+}
+
 /// Valid judge input to mutate.
 fn seed_input(rng: &mut Rng) -> Vec<u8> {
     let mut text = String::new();
