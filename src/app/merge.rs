@@ -23,6 +23,11 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], status: bool, sink: &mut
     }
     if unreadable {
         outcome.note(Failure::BadInput);
+    } else if records.is_empty() {
+        // A glob that matched nothing, say: a merge of nothing is no answer.
+        let named = inputs.iter().map(Input::name).collect::<Vec<_>>().join(", ");
+        sink.say(format_args!("no part records in {named}: expected the JSON lines that --shard runs write"));
+        return outcome.note(Failure::BadInput);
     }
     if status {
         let (lines, complete) = merge::status(&records);

@@ -167,6 +167,24 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
 }
 
 #[test]
+fn a_merge_of_no_part_records_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    for status in [&[][..], &["--status"]] {
+        nqueen()
+            .arg("--merge")
+            .args(status)
+            .write_stdin("")
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::contains("no part records in <stdin>: expected the JSON lines that --shard runs write"));
+        nqueen().arg("--merge").args(status).arg(&empty).assert().code(1).stderr(predicate::str::contains("no part records in "));
+    }
+}
+
+#[test]
 fn a_sharded_run_of_bad_input_merges_into_the_same_error() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.in");
