@@ -36,7 +36,8 @@ pub enum BackendChoice {
     Auto,
     /// Always the CPU.
     Cpu,
-    /// Always the GPU; an error when none is usable.
+    /// The GPU for every board but those the planner counts at once (see
+    /// [`plan::small_count`]); an error when none is usable.
     Gpu,
 }
 
@@ -162,12 +163,9 @@ impl Solver {
     }
 
     /// Counts `board` at once if its whole tree is small (see [`plan::small_count`]), with
-    /// no planning, prefixes or thread pool (and not with `--backend gpu`, which counts
-    /// every board on the GPU); `None` for a larger board.
+    /// no planning, prefixes or thread pool, whatever the backend: the planner has counted
+    /// it by the time it would be sent anywhere. `None` for a larger board.
     pub fn solve_small(&mut self, board: &Board) -> Option<Report> {
-        if self.options.backend == BackendChoice::Gpu {
-            return None;
-        }
         let started = Instant::now();
         let (count, nodes) = plan::small_count(board)?;
         let mut report = Report::small(board);
@@ -239,12 +237,13 @@ impl Solver {
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
         match self.options.backend {
-            BackendChoice::Cpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
-            BackendChoice::Gpu => {
+            BackendChoice::Gpu if !case.small => {
                 let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
                 planned.count(self.gpu.wait().map_err(SolveError::Gpu)?, &job, ctl, &mut report)?;
             }
             BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, &job, ctl, &mut report)?,
+            // A small board's whole tree was walked by the probe that found it small.
+            BackendChoice::Cpu | BackendChoice::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
         report.count += part.counted_before.solutions;
         report.nodes += part.counted_before.nodes;

@@ -29,6 +29,9 @@ pub struct Case {
     pub roots: Vec<Root>,
     /// Whether the prefixes' search nodes were estimated (else one unit of work each).
     pub estimated: bool,
+    /// Whether the board's whole tree is under the planner's small-tree bound (see
+    /// [`crate::plan::small_count`]): then every backend leaves it to the CPU.
+    pub small: bool,
     /// Each prefix's estimated work, where estimated; else empty.
     work: Vec<f64>,
     /// The whole case's estimated search nodes, where estimated.
@@ -51,18 +54,20 @@ impl Case {
         let (base, work) = split::prefixes(plan, &roots, least);
         let (whole, fingerprint) = (split.total(), split.fingerprint(plan));
         let plan = plan.clone();
-        Case { plan, base, roots, estimated: true, work, whole, split: fingerprint, shard, started, plan_time: started.elapsed() }
+        Case { plan, base, roots, estimated: true, small, work, whole, split: fingerprint, shard, started, plan_time: started.elapsed() }
     }
 
-    /// All of `plan`'s case for a plain count: its first rows expanded into the CPU's
-    /// prefixes, estimated only where the case is large enough to show progress.
+    /// All of `plan`'s case for a plain count of a board over the small-tree bound: its
+    /// first rows expanded into the CPU's prefixes, estimated only where the case is large
+    /// enough to show progress.
     pub(super) fn whole(plan: Plan, started: Instant) -> Case {
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
         let estimated = plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
         let work = if estimated { Blocks::estimated(&plan, &base).per_prefix() } else { Vec::new() };
         let whole = work.iter().sum();
         let (roots, split) = (Vec::new(), String::new());
-        Case { plan, base, roots, estimated, work, whole, split, shard: Shard::WHOLE, started, plan_time: started.elapsed() }
+        let small = false;
+        Case { plan, base, roots, estimated, small, work, whole, split, shard: Shard::WHOLE, started, plan_time: started.elapsed() }
     }
 
     /// Each prefix's estimated work; empty where nothing was estimated (one unit each).

@@ -238,18 +238,24 @@ fn stats_say_how_many_boards_of_a_large_split_were_turned() {
 }
 
 #[test]
-fn asking_for_the_gpu_without_one_exits_3_with_a_reason() {
+fn asking_for_the_gpu_without_one_exits_3_with_a_reason_after_the_boards_the_planner_counts() {
     if nqueen::gpu::Gpu::open(None).is_ok() {
         return crate::common::not_here(
-            "asking_for_the_gpu_without_one_exits_3_with_a_reason",
+            "asking_for_the_gpu_without_one_exits_3_with_a_reason_after_the_boards_the_planner_counts",
             "a GPU is present, so --backend gpu succeeds",
         );
     }
+    // The sample's boards are under the planner's small-tree bound: counted where they are
+    // planned. Empty 14x14 needs the GPU, and the run stops there.
+    let input = ["fixtures/sample.in", "fixtures/bench/empty_14.in", "fixtures/sample.in"]
+        .map(|f| std::fs::read_to_string(f).unwrap().replace("\n0\n", "\n"))
+        .concat();
     nqueen()
-        .args(["--backend", "gpu", "fixtures/sample.in"])
+        .args(["--backend", "gpu"])
+        .write_stdin(input)
         .assert()
         .code(3)
-        .stdout("")
+        .stdout("Case 1: 92\nCase 2: 1\n")
         .stderr(predicate::str::contains("--backend gpu:").and(predicate::str::contains("panicked").not()));
 }
 
