@@ -180,9 +180,17 @@ impl Solver {
     /// [`Solver::solve`] for a board [`Solver::solve_small`] does not count.
     pub fn solve_planned(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let started = Instant::now();
-        let case = Case::whole(self.plan(board, 1), started);
+        let case = Case::whole(self.plan(board, 1), false, false, started);
         let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
         self.count(board, &case, &part, ctl)
+    }
+
+    /// Plans all of `board` for a count recorded unit by unit (see [`Part::record`]): as a
+    /// plain count plans it, its prefixes estimated and fingerprinted.
+    pub fn prepare_whole(&mut self, board: &Board) -> Case {
+        let started = Instant::now();
+        let small = plan::small_count(board).is_some();
+        Case::whole(self.plan(board, 1), true, small, started)
     }
 
     /// Plans `board` and finds the prefixes of its shard `shard` (see [`crate::split`]),
@@ -269,6 +277,21 @@ mod tests {
         assert!(!solver.gpu.is_idle());
         let forced = Solver::new(Options { backend: BackendChoice::Gpu, ..Options::default() });
         assert!(!forced.gpu.is_idle());
+    }
+
+    #[test]
+    fn a_recorded_whole_case_is_planned_as_a_plain_count_plans_it() {
+        // What a resumed run re-derives is a plain plan and its blocks' estimates, not a split.
+        let board = Board::empty(13).unwrap();
+        let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
+        let recorded = solver.prepare_whole(&board);
+        let plain = Case::whole(solver.plan(&board, 1), false, false, Instant::now());
+        assert_eq!(recorded.base.items, plain.base.items);
+        assert!(recorded.roots.is_empty() && recorded.estimated && !plain.estimated);
+        assert_eq!(recorded.work().len(), recorded.base.items.len());
+        assert_eq!(recorded.fingerprint.len(), 64);
+        assert_eq!(recorded.prefixes_fingerprint(), solver.prepare_whole(&board).prefixes_fingerprint());
+        assert_ne!(recorded.fingerprint, solver.prepare_whole(&Board::empty(12).unwrap()).fingerprint);
     }
 
     #[test]

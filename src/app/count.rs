@@ -335,8 +335,7 @@ impl Counter<'_> {
         if shard.is_none() && self.checkpoint.is_none() {
             return Ok(Counted::plain(self.solver.solve_planned(board, self.ctl).map_err(CaseError::Solve)?));
         }
-        let shard = shard.unwrap_or(Shard::WHOLE);
-        let at = CaseShard { input: index, case, board: work::sha256(board.to_text().as_bytes()), shard };
+        let at = CaseShard { input: index, case, board: work::sha256(board.to_text().as_bytes()), shard: shard.unwrap_or(Shard::WHOLE) };
         let resume = match &self.checkpoint {
             Some(c) => c.resume(&at).map_err(CaseError::Checkpoint)?,
             None => Resume::Fresh,
@@ -344,7 +343,11 @@ impl Counter<'_> {
         if let Resume::Done { plan, tally } = resume {
             return Ok(Counted { tally, board: at.board, plan, report: None });
         }
-        let prepared = self.solver.prepare(board, shard);
+        // A whole case is planned as a plain run plans it; a shard, by the split.
+        let prepared = match shard {
+            Some(shard) => self.solver.prepare(board, shard),
+            None => self.solver.prepare_whole(board),
+        };
         let all = prepared.all();
         let (done, counted_before) = match resume {
             Resume::Partial { plan, ranges, tally } => {
@@ -365,7 +368,7 @@ impl Counter<'_> {
         let part = Part { selection: all.without(&done), counted_before, work_before, record };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
-        Ok(Counted { tally, board: at.board, plan: prepared.split.clone(), report: Some(report) })
+        Ok(Counted { tally, board: at.board, plan: prepared.fingerprint.clone(), report: Some(report) })
     }
 
     /// With `--shard`, writes the end record of input `index` for each shard, which held

@@ -64,7 +64,7 @@ pub(super) fn line(input: usize, file: &str, case: usize, board: &Board, planned
         case,
         n: board.n(),
         board: work::sha256(board.to_text().as_bytes()),
-        plan: &planned.split,
+        plan: &planned.fingerprint,
         shard: planned.shard.index,
         shards: planned.shard.count,
         orientation: planned.plan.orientation.name(),

@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
+
 use super::Part;
 use crate::plan::Plan;
 use crate::prefix::{self, Prefixes};
@@ -16,6 +18,9 @@ use crate::work::{Blocks, Selection, Shard, Unit, UNIT_SECONDS};
 /// the estimate costs milliseconds.
 const ESTIMATED_WORK_NODES: f64 = 1e11;
 
+/// Changes whenever the way a whole case's prefixes are made changes, so that a checkpoint's
+/// units are never taken off other prefixes.
+const WHOLE_RULE: &str = "whole-expand-1";
 /// Random dives that estimate a count's search nodes where its prefixes were not estimated.
 const ESTIMATE_DIVES: u32 = 4096;
 
@@ -36,8 +41,10 @@ pub struct Case {
     work: Vec<f64>,
     /// The whole case's estimated search nodes, where estimated.
     pub whole: f64,
-    /// What decides the case's split (see [`Split::fingerprint`]), where it was split.
-    pub split: String,
+    /// What the prefixes were made from: the split's fingerprint (see
+    /// [`Split::fingerprint`]) where the case was split, the plan's where a whole case's
+    /// units are recorded, else empty.
+    pub fingerprint: String,
     /// The shard the prefixes are of.
     pub shard: Shard,
     pub(super) started: Instant,
@@ -54,20 +61,34 @@ impl Case {
         let (base, work) = split::prefixes(plan, &roots, least);
         let (whole, fingerprint) = (split.total(), split.fingerprint(plan));
         let plan = plan.clone();
-        Case { plan, base, roots, estimated: true, small, work, whole, split: fingerprint, shard, started, plan_time: started.elapsed() }
+        Case { plan, base, roots, estimated: true, small, work, whole, fingerprint, shard, started, plan_time: started.elapsed() }
     }
 
-    /// All of `plan`'s case for a plain count of a board over the small-tree bound: its
-    /// first rows expanded into the CPU's prefixes, estimated only where the case is large
-    /// enough to show progress.
-    pub(super) fn whole(plan: Plan, started: Instant) -> Case {
+    /// All of `plan`'s case, its first rows expanded into the CPU's prefixes, planned from
+    /// `started`. A `recorded` count (one that a checkpoint keeps unit by unit) has them
+    /// estimated, since units are cut by estimated work, and the plan's fingerprint in
+    /// `fingerprint`; a plain count has them estimated only where the case is large enough
+    /// to show progress. `small` says whether the board's whole tree is under the
+    /// small-tree bound.
+    pub(super) fn whole(plan: Plan, recorded: bool, small: bool, started: Instant) -> Case {
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
-        let estimated = plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
+        let estimated = recorded || plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
         let work = if estimated { Blocks::estimated(&plan, &base).per_prefix() } else { Vec::new() };
         let whole = work.iter().sum();
-        let (roots, split) = (Vec::new(), String::new());
-        let small = false;
-        Case { plan, base, roots, estimated, small, work, whole, split, shard: Shard::WHOLE, started, plan_time: started.elapsed() }
+        let fingerprint = if recorded { plan_fingerprint(&plan) } else { String::new() };
+        Case {
+            plan,
+            base,
+            roots: Vec::new(),
+            estimated,
+            small,
+            work,
+            whole,
+            fingerprint,
+            shard: Shard::WHOLE,
+            started,
+            plan_time: started.elapsed(),
+        }
     }
 
     /// Each prefix's estimated work; empty where nothing was estimated (one unit each).
@@ -78,7 +99,7 @@ impl Case {
     /// What a checkpoint's units of this case were counted from (see
     /// [`split::prefixes_fingerprint`]).
     pub fn prefixes_fingerprint(&self) -> String {
-        split::prefixes_fingerprint(&self.split, self.shard, &self.base)
+        split::prefixes_fingerprint(&self.fingerprint, self.shard, &self.base)
     }
 
     /// All of its prefixes.
@@ -102,6 +123,19 @@ impl Case {
     pub(super) fn work_of(&self, ranges: &[Range<usize>]) -> Vec<f64> {
         ranges.iter().flat_map(|r| self.work.get(r.clone()).unwrap_or_default().iter().copied()).collect()
     }
+}
+
+/// A hex SHA-256 of what decides a whole case's prefixes: the rule that makes them, and
+/// the plan's boards and weights.
+fn plan_fingerprint(plan: &Plan) -> String {
+    let mut h = Sha256::new();
+    h.update(WHOLE_RULE.as_bytes());
+    h.update((plan.n as u64).to_le_bytes());
+    for (rows, &weight) in plan.boards.iter().zip(&plan.weights) {
+        rows.iter().for_each(|&r| h.update(r.to_le_bytes()));
+        h.update(weight.to_le_bytes());
+    }
+    crate::work::hex(&h.finalize())
 }
 
 /// What one count covers: the prefixes a part selects of a case, in order, with their
