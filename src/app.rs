@@ -3,6 +3,7 @@
 //! merge part files; or print the table of empty boards. Errors name the file, line and
 //! column and what was expected; the exit status says what went wrong first.
 
+mod answer;
 mod count;
 mod dry_run;
 mod merge;
@@ -49,12 +50,12 @@ impl Input {
 }
 
 /// What a run does.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Mode {
     /// Counts every case of the inputs.
     Count(Counting),
-    /// Adds up the part files given as inputs; with `status`, only says what is missing.
-    Merge { status: bool },
+    /// Reads the part files given as inputs, and does what `Merging` says with them.
+    Merge(Merging),
     /// Prints the table of empty boards `from..=to`, with their unique counts.
     Table { from: usize, to: usize },
 }
@@ -71,6 +72,18 @@ pub struct Counting {
     pub unique: bool,
     /// Plan each case (or shard) and say what would be counted, instead of counting.
     pub dry_run: bool,
+}
+
+/// What a merge of part files makes of them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Merging {
+    /// The answers a plain run prints; with `summary`, the summary to publish written to
+    /// that file too.
+    Answers { summary: Option<PathBuf> },
+    /// How far the run is, and what it still lacks (exit status 1 while incomplete).
+    Status,
+    /// A seeded random `share` of the shards to count again, as a `--shard` list.
+    Recheck { share: f64, seed: u64 },
 }
 
 /// Everything a run needs, parsed once from the command line.
@@ -144,7 +157,7 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     let mut sink = Sink { out, err };
     match &config.mode {
         Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
-        Mode::Merge { status } => merge::run(&config.inputs, *status, &mut sink, &mut outcome),
+        Mode::Merge(merging) => merge::run(&config.inputs, merging, &mut sink, &mut outcome),
         Mode::Table { from, to } => table::run(config, *from..=*to, solver, ctl, &mut sink, &mut outcome),
     }
     if let Err(stop) = sink.flush() {

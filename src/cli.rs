@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
-use nqueen::app::{Config, Counting, Input, Mode};
+use nqueen::app::{Config, Counting, Input, Merging, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
 use nqueen::work::Shards;
@@ -102,13 +102,45 @@ pub struct Cli {
     checkpoint: Option<PathBuf>,
 
     /// Add up the part records in the FILEs (from --shard runs) and print the answers a
-    /// plain run would; a missing, repeated or mismatched shard is an error.
+    /// plain run would. A shard may be counted by several runs (a recount): it is added
+    /// once, and its records must agree. A missing or mismatched shard, one counted twice
+    /// by one run, records that disagree, or a record whose digest does not match it is an
+    /// error.
     #[arg(long, conflicts_with_all = ["shard", "checkpoint", "dry_run"], help_heading = "Counting past one machine")]
     merge: bool,
 
-    /// With --merge: only list what each case still lacks (exit status 1 while incomplete).
-    #[arg(long, requires = "merge", help_heading = "Counting past one machine")]
+    /// With --merge: instead of the answers, how far the run is: per case the shards in,
+    /// recounted and disagreeing, the share of the estimated work done, and per backend the
+    /// device-hours spent, the rate and the hours left at it; as a table, the problems, and
+    /// one JSON line (exit status 1 while incomplete).
+    #[arg(long, requires = "merge", conflicts_with_all = ["recheck", "summary"], help_heading = "Counting past one machine")]
     status: bool,
+
+    /// With --merge: instead of the answers, print a --shard list of shards to count again
+    /// elsewhere: a random SHARE (0 to 1) of those counted once, one more for each host
+    /// with none among them, and every shard whose records disagree.
+    #[arg(long, value_name = "SHARE", value_parser = share, requires = "merge", conflicts_with = "summary", help_heading = "Counting past one machine")]
+    recheck: Option<f64>,
+
+    /// With --recheck: the seed of its random choice; the same records and seed give the
+    /// same shards.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "recheck", help_heading = "Counting past one machine")]
+    seed: u64,
+
+    /// With --merge: also write FILE, a JSON summary of the total and what it rests on
+    /// (board, n, shards, split, builds, recounts, and a digest over every record used),
+    /// the same for anyone who holds the same part files.
+    #[arg(long, value_name = "FILE", requires = "merge", help_heading = "Counting past one machine")]
+    summary: Option<PathBuf>,
+}
+
+/// Parses a share from 0 to 1.
+fn share(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|f| (0.0..=1.0).contains(f))
+        .ok_or_else(|| format!("{text:?} is not a share from 0 to 1, e.g. 0.02"))
 }
 
 /// Parses "A..B": the board sizes A to B of the table.
@@ -185,7 +217,11 @@ impl Cli {
         let mode = if let Some((from, to)) = self.table {
             Mode::Table { from, to }
         } else if self.merge {
-            Mode::Merge { status: self.status }
+            Mode::Merge(match (self.status, self.recheck) {
+                (true, _) => Merging::Status,
+                (false, Some(share)) => Merging::Recheck { share, seed: self.seed },
+                (false, None) => Merging::Answers { summary: self.summary.clone() },
+            })
         } else {
             Mode::Count(Counting {
                 shards: self.shard.clone(),

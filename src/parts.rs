@@ -1,22 +1,34 @@
 //! Part records: what a sharded run (`--shard K/M`) writes instead of answer lines, one
-//! JSON line per case and one at the end of each input, and how they are read back for
-//! [`merge`].
+//! JSON line per case and one at the end of each input, each with where, when and by which
+//! build it was made ([`provenance`]) and a digest of its own content ([`digest`]); how
+//! they are read back, grouped by shard with their recounts ([`ledger`]), and what is made
+//! of them: the answers ([`merge`]), how far a run is ([`status`]), which shards to count
+//! again ([`recheck`]), and a summary to publish ([`summary`]).
 
+pub mod digest;
+pub mod ledger;
 pub mod merge;
+pub mod provenance;
+pub mod recheck;
+pub mod status;
+pub mod summary;
 
 use std::io::{self, BufRead};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-/// The records' format; a merge refuses records of another.
-pub const FORMAT: u32 = 1;
+/// The records' format: 2 has provenance and a digest; a merge refuses other formats.
+pub const FORMAT: u32 = 2;
+/// The oldest format a merge still reads: its records have no provenance and no digest.
+pub const OLDEST_FORMAT: u32 = 1;
 
 /// One line of a part file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Record {
     /// One case's count over one shard.
-    Case(CaseRecord),
+    Case(Box<CaseRecord>),
     /// The end of one input: how many cases it held, and the error that ended it early.
     End(EndRecord),
 }
@@ -65,6 +77,26 @@ pub struct CaseRecord {
     /// With `--unique`: what the shard adds to the case's unique count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<UniquePart>,
+    /// The process that counted it (see [`provenance::Provenance`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// When the shard's count started and ended, in UTC (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    /// The planner's estimate of the shard's search nodes, and of the whole case's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_nodes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_nodes: Option<f64>,
+    /// The line's digest (see [`digest`]): read, never written by serde.
+    #[serde(default, skip_serializing)]
+    pub digest: Option<String>,
 }
 
 /// What one shard adds to a case's unique count (see [`crate::unique`]): the board's group
@@ -99,16 +131,27 @@ pub struct EndRecord {
     /// What was wrong with the input after its last good case, as a plain run says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The process that wrote it, as in [`CaseRecord`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// The line's digest (see [`digest`]): read, never written by serde.
+    #[serde(default, skip_serializing)]
+    pub digest: Option<String>,
 }
 
 impl Record {
-    /// The record as one line of JSON, newline included.
+    /// The record as one line of JSON with its digest last, newline included.
     pub fn to_line(&self) -> String {
-        let mut line = match self {
+        let json = match self {
             Record::Case(r) => serde_json::to_string(r),
             Record::End(r) => serde_json::to_string(r),
         }
         .expect("a record is plain data");
+        let mut line = digest::seal(&json);
         line.push('\n');
         line
     }
@@ -116,7 +159,7 @@ impl Record {
     /// The record one line of JSON holds.
     pub fn from_line(line: &str) -> serde_json::Result<Record> {
         Ok(match serde_json::from_str::<Tag>(line)?.record {
-            Kind::Case => Record::Case(serde_json::from_str(line)?),
+            Kind::Case => Record::Case(Box::new(serde_json::from_str(line)?)),
             Kind::End => Record::End(serde_json::from_str(line)?),
         })
     }
@@ -136,21 +179,59 @@ impl Record {
             Record::End(r) => (r.shard, r.shards),
         }
     }
+
+    /// The run that wrote it; `None` for a record of format 1.
+    pub fn run(&self) -> Option<&str> {
+        match self {
+            Record::Case(r) => r.run.as_deref(),
+            Record::End(r) => r.run.as_deref(),
+        }
+    }
+
+    /// The host that wrote it, or "unknown".
+    pub fn host(&self) -> &str {
+        match self {
+            Record::Case(r) => r.host.as_deref(),
+            Record::End(r) => r.host.as_deref(),
+        }
+        .unwrap_or("unknown")
+    }
+
+    /// The build that wrote it: its version and commit, or the version alone.
+    pub fn build(&self) -> &str {
+        match self {
+            Record::Case(r) => r.build.as_deref().unwrap_or(&r.nqueen),
+            Record::End(r) => r.build.as_deref().unwrap_or(&r.nqueen),
+        }
+    }
 }
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
 pub struct Located {
     pub record: Record,
-    pub file: String,
+    pub file: Arc<str>,
     /// Line in its file, from 1.
     pub line: usize,
+    /// Its digest, checked; for a record of format 1, the SHA-256 of its line.
+    pub digest: String,
 }
 
 impl Located {
     /// Where it was read, for messages: "FILE, line L (shard K)".
     pub fn place(&self) -> String {
         format!("{}, line {} (shard {})", self.file, self.line, self.record.shard().0)
+    }
+
+    /// Where it was read and who wrote it, for messages about a disagreement: "FILE, line
+    /// L (shard K; host H, BACKEND, build B)".
+    pub fn origin(&self) -> String {
+        let backend = match &self.record {
+            Record::Case(c) => c.backend.as_str(),
+            Record::End(_) => "end of input",
+        };
+        let (host, build) = (self.record.host(), self.record.build());
+        format!("{}, line {} (shard {}; host {host}, {backend}, build {build})", self.file, self.line, self.record.shard().0)
     }
 }
 
@@ -166,6 +247,7 @@ pub fn read(path: &Path) -> (Vec<Located>, Option<String>) {
 
 /// [`read`] from any reader, named `name` in messages.
 pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<String>) {
+    let file: Arc<str> = Arc::from(name);
     let mut records = Vec::new();
     let mut text = String::new();
     for line in 1.. {
@@ -176,12 +258,18 @@ pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<Str
             Err(e) => return (records, Some(format!("{name}, line {line}: {e}"))),
         }
         let complete = text.ends_with('\n');
-        let problem = match Record::from_line(text.trim_end()) {
-            Ok(r) if r.format() != FORMAT => format!("{name}, line {line}: a part record of format {}, expected {FORMAT}", r.format()),
-            Ok(record) if complete => {
-                records.push(Located { record, file: name.to_string(), line });
-                continue;
+        let json = text.trim_end();
+        let problem = match Record::from_line(json) {
+            Ok(r) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
+                format!("{name}, line {line}: a part record of format {}, expected {OLDEST_FORMAT} to {FORMAT}", r.format())
             }
+            Ok(record) if complete => match checked(&record, json) {
+                Ok(digest) => {
+                    records.push(Located { record, file: Arc::clone(&file), line, digest });
+                    continue;
+                }
+                Err(problem) => format!("{name}, line {line}: {problem}"),
+            },
             _ if !complete => format!("{name}, line {line}: a torn last line (the run that wrote it was stopped mid-write)"),
             Ok(_) => unreachable!("complete lines are taken above"),
             Err(e) => format!("{name}, line {line}: not a part record ({e})"),
@@ -191,12 +279,27 @@ pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<Str
     (records, None)
 }
 
+/// The digest of `record`, read from the line `json`: checked against its content from
+/// format 2 on, made from the line for format 1.
+fn checked(record: &Record, json: &str) -> Result<String, &'static str> {
+    if record.format() < 2 {
+        return Ok(digest::of(json));
+    }
+    match digest::check(json) {
+        Ok(d) => Ok(d.to_string()),
+        Err(digest::Unsealed::Missing) => Err("a part record without its digest as its last field"),
+        Err(digest::Unsealed::Mismatch) => {
+            Err("the record's digest does not match its content: the line was edited or damaged after it was written")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     pub(super) fn case(input: usize, case: usize, shard: usize, shards: usize, count: u128) -> Record {
-        Record::Case(CaseRecord {
+        Record::Case(Box::new(CaseRecord {
             record: Kind::Case,
             format: FORMAT,
             nqueen: "test".into(),
@@ -213,28 +316,76 @@ mod tests {
             backend: "cpu".into(),
             seconds: 0.5,
             unique: None,
+            run: Some("r1".into()),
+            host: Some("h".into()),
+            build: Some("0.1.0+abc".into()),
+            started: None,
+            ended: None,
+            shard_nodes: Some(10.0),
+            case_nodes: Some(10.0 * shards as f64),
+            digest: None,
+        }))
+    }
+
+    /// An end record of `input` with `cases` cases up to `error`, from run "r1".
+    pub(super) fn end(input: usize, cases: usize, shard: usize, shards: usize, error: Option<&str>) -> Record {
+        Record::End(EndRecord {
+            record: Kind::End,
+            format: FORMAT,
+            nqueen: "test".into(),
+            input,
+            file: "in".into(),
+            cases,
+            shard,
+            shards,
+            error: error.map(String::from),
+            run: Some("r1".into()),
+            host: Some("h".into()),
+            build: Some("0.1.0+abc".into()),
+            digest: None,
         })
+    }
+
+    /// `records` as a part file named "parts" would hold them.
+    pub(super) fn located(records: Vec<Record>) -> Vec<Located> {
+        let text: String = records.iter().map(Record::to_line).collect();
+        let (read, problem) = read_from(text.as_bytes(), "parts");
+        assert_eq!(problem, None);
+        read
     }
 
     #[test]
     fn records_round_trip_through_their_lines() {
         let big = case(0, 1, 2, 3, u128::from(u64::MAX) * 10);
-        let end = Record::End(EndRecord {
-            record: Kind::End,
-            format: FORMAT,
-            nqueen: "t".into(),
-            input: 0,
-            file: "in".into(),
-            cases: 4,
-            shard: 2,
-            shards: 3,
-            error: None,
-        });
+        let end = end(0, 4, 2, 3, None);
         let text = big.to_line() + &end.to_line();
         let (read, problem) = read_from(text.as_bytes(), "parts");
         assert_eq!(problem, None);
-        assert_eq!(read.iter().map(|l| l.record.clone()).collect::<Vec<_>>(), vec![big, end]);
+        let without_digests: Vec<Record> = read
+            .iter()
+            .map(|l| match l.record.clone() {
+                Record::Case(c) => Record::Case(Box::new(CaseRecord { digest: None, ..*c })),
+                Record::End(e) => Record::End(EndRecord { digest: None, ..e }),
+            })
+            .collect();
+        assert_eq!(without_digests, vec![big, end]);
         assert_eq!(read[1].place(), "parts, line 2 (shard 2)");
+        assert_eq!(read[0].digest, digest::check(text.lines().next().unwrap()).unwrap());
+    }
+
+    #[test]
+    fn an_edited_record_or_one_without_its_digest_is_refused() {
+        let line = case(0, 1, 0, 1, 92).to_line();
+        let edited = line.replace("\"count\":92", "\"count\":93");
+        let problem = read_from(edited.as_bytes(), "p").1.unwrap();
+        assert!(problem.starts_with("p, line 1: the record's digest does not match its content"), "{problem}");
+        let unsealed = line[..line.rfind(",\"digest\"").unwrap()].to_string() + "}\n";
+        assert!(read_from(unsealed.as_bytes(), "p").1.unwrap().contains("without its digest"));
+        // Format 1 had no digest: its records are read, digested by their line.
+        let old = unsealed.replace("\"format\":2", "\"format\":1");
+        let (read, problem) = read_from(old.as_bytes(), "p");
+        assert_eq!((read.len(), problem), (1, None));
+        assert_eq!(read[0].digest, digest::of(old.trim_end()));
     }
 
     #[test]
@@ -247,7 +398,7 @@ mod tests {
             (1, Some("p, line 2: a torn last line (the run that wrote it was stopped mid-write)"))
         );
         assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p").1.unwrap().starts_with("p, line 2: not a part record"));
-        let other = whole.replace("\"format\":1", "\"format\":9");
-        assert!(read_from(other.as_bytes(), "p").1.unwrap().contains("format 9, expected 1"));
+        let other = whole.replace("\"format\":2", "\"format\":9");
+        assert!(read_from(other.as_bytes(), "p").1.unwrap().contains("format 9, expected 1 to 2"));
     }
 }

@@ -6,13 +6,16 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
+use std::time::SystemTime;
 
+use super::answer::answer_line;
 use super::dry_run;
 use super::read_ahead::ReadAhead;
 use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
 use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
+use crate::parts::provenance::{self, Provenance};
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
 use crate::solve::{self, BackendChoice, Part, Report, SolveError, Solver};
@@ -45,7 +48,8 @@ pub(super) fn run<O: Write, E: Write>(
         }
     };
     let (shards, unique, dry_run) = (counting.shards.as_ref(), counting.unique, counting.dry_run);
-    let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl };
+    let provenance = Provenance::of_this_process();
+    let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl, provenance };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
@@ -88,6 +92,8 @@ struct Counter<'a> {
     dry_run: bool,
     solver: &'a mut Solver,
     ctl: &'a Arc<Control>,
+    /// What every part record says of this run.
+    provenance: Provenance,
 }
 
 /// A counted case: its tally, the plan it was counted from (see [`crate::split::Split::fingerprint`];
@@ -99,6 +105,11 @@ struct Counted {
     board: String,
     plan: String,
     report: Option<Report>,
+    /// The planner's estimate of the shard's search nodes and of the whole case's, where
+    /// this run planned it.
+    estimate: Option<(f64, f64)>,
+    /// When this run began on it.
+    started: SystemTime,
 }
 
 impl Counted {
@@ -109,49 +120,10 @@ impl Counted {
             board: String::new(),
             plan: String::new(),
             report: Some(report),
+            estimate: None,
+            started: SystemTime::now(),
         }
     }
-}
-
-/// "Case k: count", written without the formatting machinery, which costs more than a small
-/// board's count.
-fn answer_line(case: usize, count: u128) -> String {
-    let mut line = String::with_capacity(48);
-    line.push_str("Case ");
-    push_decimal(&mut line, case as u128);
-    line.push_str(": ");
-    push_decimal(&mut line, count);
-    line
-}
-
-/// Appends `value` in decimal to `out` (in 64-bit arithmetic where it fits).
-fn push_decimal(out: &mut String, value: u128) {
-    let mut digits = [0u8; 39];
-    let mut at = digits.len();
-    let mut push = |digit: u8| {
-        at -= 1;
-        digits[at] = b'0' + digit;
-    };
-    match u64::try_from(value) {
-        Ok(mut v) => loop {
-            push((v % 10) as u8);
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        },
-        Err(_) => {
-            let mut v = value;
-            loop {
-                push((v % 10) as u8);
-                v /= 10;
-                if v == 0 {
-                    break;
-                }
-            }
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
 }
 
 /// Why a case was not counted.
@@ -247,7 +219,7 @@ impl Counter<'_> {
             }
         };
         sink.line(&line)?;
-        let Counted { tally, board: hash, plan, report } = counted;
+        let Counted { tally, board: hash, plan, report, .. } = counted;
         if let Some(c) = &self.checkpoint {
             let at = CaseShard { input: index, case, board: hash, shard: shard.unwrap_or(Shard::WHOLE) };
             if let Err(e) = c.case(&at, &plan, tally) {
@@ -304,8 +276,16 @@ impl Counter<'_> {
             backend,
             seconds,
             unique: self.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
+            run: Some(self.provenance.run.clone()),
+            host: Some(self.provenance.host.clone()),
+            build: Some(self.provenance.build.clone()),
+            started: Some(provenance::utc(counted.started)),
+            ended: Some(provenance::utc(SystemTime::now())),
+            shard_nodes: counted.estimate.map(|e| e.0),
+            case_nodes: counted.estimate.map(|e| e.1),
+            digest: None,
         };
-        Ok(Record::Case(record).to_line().trim_end().to_string())
+        Ok(Record::Case(Box::new(record)).to_line().trim_end().to_string())
     }
 
     /// Reports why case `case` of input `name` was not counted; how the run stops.
@@ -332,6 +312,7 @@ impl Counter<'_> {
     /// the checkpoint holds: its tally, and the report of this run's count (none when the
     /// checkpoint held the whole case).
     fn case(&mut self, index: usize, case: usize, board: &Board, shard: Option<Shard>) -> Result<Counted, CaseError> {
+        let started = SystemTime::now();
         if shard.is_none() && self.checkpoint.is_none() {
             return Ok(Counted::plain(self.solver.solve_planned(board, self.ctl).map_err(CaseError::Solve)?));
         }
@@ -341,7 +322,7 @@ impl Counter<'_> {
             None => Resume::Fresh,
         };
         if let Resume::Done { plan, tally } = resume {
-            return Ok(Counted { tally, board: at.board, plan, report: None });
+            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started });
         }
         // A whole case is planned as a plain run plans it; a shard, by the split.
         let prepared = match shard {
@@ -368,7 +349,8 @@ impl Counter<'_> {
         let part = Part { selection: all.without(&done), counted_before, work_before, record };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
-        Ok(Counted { tally, board: at.board, plan: prepared.fingerprint.clone(), report: Some(report) })
+        let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
+        Ok(Counted { tally, board: at.board, plan: prepared.fingerprint.clone(), report: Some(report), estimate, started })
     }
 
     /// With `--shard`, writes the end record of input `index` for each shard, which held
@@ -393,21 +375,13 @@ impl Counter<'_> {
                 shard: shard.index,
                 shards: shard.count,
                 error: error.clone(),
+                run: Some(self.provenance.run.clone()),
+                host: Some(self.provenance.host.clone()),
+                build: Some(self.provenance.build.clone()),
+                digest: None,
             };
             sink.line(Record::End(record).to_line().trim_end())?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn answer_lines_write_every_size_of_count() {
-        for count in [0, 7, 92, 314_666_222_712, u128::from(u64::MAX), u128::from(u64::MAX) + 1, u128::MAX] {
-            assert_eq!(answer_line(12, count), format!("Case 12: {count}"));
-        }
     }
 }

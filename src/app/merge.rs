@@ -1,13 +1,16 @@
-//! `--merge`: the part files given as inputs added up into the answers a plain run prints,
-//! or with `--status`, what each case still lacks.
+//! `--merge`: the part files given as inputs added up into the answers a plain run prints
+//! (with `--summary`, and the summary to publish beside them); with `--status`, how far
+//! the run is and what each case still lacks; with `--recheck`, which shards to count
+//! again.
 
 use std::io::Write;
+use std::path::Path;
 
-use super::{Failure, Input, Outcome, Sink};
-use crate::parts::{self, merge};
+use super::{Failure, Input, Merging, Outcome, Sink};
+use crate::parts::{self, merge, recheck, status, summary, Located};
 
-/// Merges the part files `inputs` (see the module doc), noting what fails in `outcome`.
-pub(super) fn run<O: Write, E: Write>(inputs: &[Input], status: bool, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+/// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
+pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
     let mut records = Vec::new();
     let mut unreadable = false;
     for input in inputs {
@@ -29,30 +32,93 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], status: bool, sink: &mut
         sink.say(format_args!("no part records in {named}: expected the JSON lines that --shard runs write"));
         return outcome.note(Failure::BadInput);
     }
-    if status {
-        let (lines, complete) = merge::status(&records);
-        for line in lines {
-            if let Err(stop) = sink.line(&line) {
-                return outcome.stopped(stop);
+    match merging {
+        Merging::Answers { summary } => answers(&records, summary.as_deref(), sink, outcome),
+        Merging::Status => {
+            let status = status::status(&records);
+            lines(&status.lines, sink, outcome);
+            if !status.complete {
+                outcome.note(Failure::BadInput);
             }
         }
-        if !complete {
-            outcome.note(Failure::BadInput);
-        }
-        return;
+        Merging::Recheck { share, seed } => match recheck::choose(&records, *share, *seed) {
+            Ok(chosen) => {
+                lines(&[chosen.shard_list()], sink, outcome);
+                sink.say(format_args!(
+                    "{} of {} shards to count again: {} at random (seed {seed}), {} more so that each of {} host{} has one, {} whose records disagree",
+                    chosen.shards.len(),
+                    chosen.of,
+                    chosen.random,
+                    chosen.for_hosts,
+                    chosen.hosts,
+                    if chosen.hosts == 1 { "" } else { "s" },
+                    chosen.disagreeing
+                ));
+            }
+            Err(problem) => {
+                sink.say(format_args!("{problem}"));
+                outcome.note(Failure::BadInput);
+            }
+        },
     }
-    let merged = merge::merge(&records);
-    for answer in &merged.answers {
-        if let Err(stop) = sink.line(answer) {
-            return outcome.stopped(stop);
-        }
-    }
+}
+
+/// Prints the answers `records` add up to, says what they rest on, and with `summary`
+/// writes the summary to publish to that file.
+fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+    let merged = merge::merge(records);
+    lines(&merged.answers, sink, outcome);
     for error in &merged.input_errors {
         sink.say(format_args!("{error}"));
         outcome.note(Failure::BadInput);
     }
-    if let Some(problem) = merged.problem {
+    if let Some(problem) = &merged.problem {
         sink.say(format_args!("{problem}"));
         outcome.note(Failure::BadInput);
     }
+    let recounted = merged.recounted;
+    if recounted.shards > 0 {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        sink.say(format_args!(
+            "{} over {} {} counted more than once ({}), and every recount agrees",
+            plural(recounted.shards, "shard"),
+            plural(recounted.cases, "case"),
+            if recounted.shards == 1 { "was" } else { "were" },
+            plural(recounted.records, "recount")
+        ));
+    }
+    let Some(path) = summary else { return };
+    if merged.problem.is_some() {
+        sink.say(format_args!("no summary written to {}: the merge is not complete", path.display()));
+        return;
+    }
+    match summary::summary(records).map(|text| write_whole(path, &text)) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            sink.say(format_args!("cannot write the summary to {}: {e}", path.display()));
+            outcome.note(Failure::Output);
+        }
+        Err(problem) => {
+            sink.say(format_args!("no summary written to {}: {problem}", path.display()));
+            outcome.note(Failure::BadInput);
+        }
+    }
+}
+
+/// Writes `lines` to the answers, noting in `outcome` if they cannot be.
+fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+    for line in lines {
+        if let Err(stop) = sink.line(line) {
+            return outcome.stopped(stop);
+        }
+    }
+}
+
+/// Writes `text` to `path` whole or not at all: to a file beside it, then renamed.
+fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    let temporary = Path::new(&temporary);
+    std::fs::write(temporary, text)?;
+    std::fs::rename(temporary, path)
 }

@@ -1,10 +1,10 @@
 //! Adds up the part records of a sharded run into the answers a plain run would print,
-//! after checking that every case has every shard exactly once, all counted from the same
-//! board and plan.
+//! after checking that every case has every shard, all counted from the same board and
+//! plan, and that every shard counted more than once (by other runs: on other hosts, by
+//! the other backend or by another build of the same split) was counted alike.
 
-use std::collections::BTreeMap;
-
-use super::{Located, Record};
+use super::ledger::{self, listed, ByShard, Clash, InputLedger, Ledger};
+use super::{CaseRecord, Located};
 use crate::unique::Fixed;
 
 /// What a merge found.
@@ -14,91 +14,36 @@ pub struct Merged {
     pub answers: Vec<String>,
     /// What a plain run would have said of bad input ("FILE: line L: ..."), in order.
     pub input_errors: Vec<String>,
-    /// Why the merge stopped short: a missing, repeated or mismatched shard.
+    /// Why the merge stopped short: a missing, repeated, mismatched or disagreeing shard.
     pub problem: Option<String>,
+    /// What was counted more than once in the answered cases, all of it alike (or the
+    /// merge stopped at it).
+    pub recounted: Recounted,
 }
 
-/// One input's records: its cases' and its end records.
-#[derive(Default)]
-struct Input<'a> {
-    file: String,
-    cases: BTreeMap<usize, Vec<&'a Located>>,
-    ends: Vec<&'a Located>,
-}
-
-/// The records by input, and the shard count they were written for (that of the first).
-fn by_input(records: &[Located]) -> Result<(BTreeMap<usize, Input<'_>>, usize), String> {
-    let shards = records.first().map_or(1, |r| r.record.shard().1);
-    let mut inputs: BTreeMap<usize, Input> = BTreeMap::new();
-    for r in records {
-        let (shard, count) = r.record.shard();
-        if count != shards || shard >= count {
-            return Err(format!(
-                "{}: shard {shard} of {count}, but {} is shard {} of {shards}",
-                r.place(),
-                records[0].place(),
-                records[0].record.shard().0
-            ));
-        }
-        let (index, file) = match &r.record {
-            Record::Case(c) => (c.input, &c.file),
-            Record::End(e) => (e.input, &e.file),
-        };
-        let input = inputs.entry(index).or_default();
-        input.file.clone_from(file);
-        match &r.record {
-            Record::Case(c) => input.cases.entry(c.case).or_default().push(r),
-            Record::End(_) => input.ends.push(r),
-        }
-    }
-    Ok((inputs, shards))
-}
-
-/// The shards of `0..shards` that `records` lack, and the first shard they hold twice.
-fn coverage(records: &[&Located], shards: usize) -> (Vec<usize>, Option<(usize, String, String)>) {
-    let mut seen: Vec<Option<&Located>> = vec![None; shards];
-    let mut twice = None;
-    for r in records {
-        let shard = r.record.shard().0;
-        match seen[shard] {
-            Some(first) => {
-                twice.get_or_insert((shard, first.place(), r.place()));
-            }
-            None => seen[shard] = Some(r),
-        }
-    }
-    ((0..shards).filter(|&s| seen[s].is_none()).collect(), twice)
-}
-
-/// `shards` as a short list: "0-3, 5, 7-9".
-fn listed(shards: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < shards.len() {
-        let mut j = i;
-        while j + 1 < shards.len() && shards[j + 1] == shards[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i { format!("{}-{}", shards[i], shards[j]) } else { shards[i].to_string() });
-        i = j + 1;
-    }
-    parts.join(", ")
+/// Shards counted more than once: in how many cases, how many shards of them, and how many
+/// records beyond each shard's first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recounted {
+    pub cases: usize,
+    pub shards: usize,
+    pub records: usize,
 }
 
 /// Adds up `records` (every part file's, in any order).
 pub fn merge(records: &[Located]) -> Merged {
     let mut merged = Merged::default();
-    let (inputs, shards) = match by_input(records) {
-        Ok(grouped) => grouped,
+    let ledger = match Ledger::new(records) {
+        Ok(ledger) => ledger,
         Err(problem) => return Merged { problem: Some(problem), ..merged },
     };
-    let last = inputs.keys().next_back().copied();
+    let last = ledger.inputs.keys().next_back().copied();
     for index in 0..last.map_or(0, |l| l + 1) {
-        let Some(input) = inputs.get(&index) else {
+        let Some(input) = ledger.inputs.get(&index) else {
             merged.problem = Some(format!("input {} of the sharded run has no records in any part file", index + 1));
             return merged;
         };
-        match merge_input(input, shards, &mut merged.answers) {
+        match merge_input(input, ledger.shards, &mut merged) {
             Ok(Some(error)) => merged.input_errors.push(format!("{}: {error}", input.file)),
             Ok(None) => {}
             Err(problem) => {
@@ -110,40 +55,79 @@ pub fn merge(records: &[Located]) -> Merged {
     merged
 }
 
-/// Adds up one input's cases into `answers`, stopping at the first incomplete one; the
-/// error that ended the input early, if one did.
-fn merge_input(input: &Input<'_>, shards: usize, answers: &mut Vec<String>) -> Result<Option<String>, String> {
-    let ends: Vec<_> = input.ends.iter().filter_map(|r| if let Record::End(e) = &r.record { Some((e, *r)) } else { None }).collect();
-    let last_seen = input.cases.keys().next_back().copied().unwrap_or(0);
-    let cases = ends.iter().map(|(e, _)| e.cases).max().unwrap_or(0).max(last_seen);
-    for case in 1..=cases {
-        let records = input.cases.get(&case).map_or(&[][..], Vec::as_slice);
-        let (missing, twice) = coverage(records, shards);
-        if let Some((shard, first, second)) = twice {
-            return Err(format!("{}: case {case}: shard {shard} was counted twice: {first} and {second}", input.file));
+/// Why the records of one case, or of one input's ends (`what` says which), cannot be
+/// taken: a shard missing, repeated by one run, or counted differently by two; `None`
+/// where they can.
+fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Option<String> {
+    if let Some(problem) = clash(file, what, by_shard) {
+        return Some(problem);
+    }
+    let missing = by_shard.missing(shards);
+    if missing.is_empty() {
+        return None;
+    }
+    let plural = if missing.len() == 1 { "" } else { "s" };
+    Some(match what {
+        END => format!("{file}: shard{plural} {} of {shards} did not finish the input", listed(&missing)),
+        _ => format!("{file}: {what}: missing shard{plural} {} of {shards}", listed(&missing)),
+    })
+}
+
+/// What [`refusal`] calls an input's end records.
+pub const END: &str = "the end of the input";
+
+/// The first shard of a case, or of one input's ends (`what` is [`END`]), that one run
+/// counted twice or two runs counted differently, as a message.
+pub fn clash(file: &str, what: &str, by_shard: &ByShard<'_>) -> Option<String> {
+    if let Some(Clash { shard, first, second }) = by_shard.repeated() {
+        return Some(format!("{file}: {what}: shard {shard} was counted twice by the same run: {} and {}", first.place(), second.place()));
+    }
+    let same = if what == END { ledger::same_end } else { ledger::same_count };
+    let Clash { shard, first, second } = by_shard.disagreement(same)?;
+    Some(format!(
+        "{file}: {what}: shard {shard} was counted differently: {} says {}, but {} says {}",
+        first.origin(),
+        said(first),
+        second.origin(),
+        said(second)
+    ))
+}
+
+/// What a record says, in a message about a disagreement.
+fn said(r: &Located) -> String {
+    match (ledger::case(r), ledger::end(r)) {
+        (Some(c), _) => match c.unique {
+            None => format!("{} solutions", c.count),
+            Some(u) => format!("{} solutions ({} fixed by its symmetries)", c.count, u.fixed),
+        },
+        (_, Some(e)) => format!("{} cases{}", e.cases, e.error.as_ref().map_or(String::new(), |e| format!(", then {e}"))),
+        _ => String::new(),
+    }
+}
+
+/// Adds up one input's cases into `merged`, stopping at the first that cannot be
+/// answered; the error that ended the input early, if one did.
+fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> Result<Option<String>, String> {
+    let file = &input.file;
+    let empty = ByShard::default();
+    for case in 1..=input.case_count() {
+        let by_shard = input.cases.get(&case).unwrap_or(&empty);
+        if let Some(problem) = refusal(file, &format!("case {case}"), by_shard, shards) {
+            return Err(problem);
         }
-        if !missing.is_empty() {
-            return Err(format!(
-                "{}: case {case}: missing shard{} {} of {shards}",
-                input.file,
-                if missing.len() == 1 { "" } else { "s" },
-                listed(&missing)
-            ));
-        }
-        let (mut total, mut fixed) = (0u128, 0u128);
-        let first = match &records[0].record {
-            Record::Case(c) => c,
-            Record::End(_) => unreachable!("only case records are grouped by case"),
-        };
-        for r in records {
-            let Record::Case(c) = &r.record else { unreachable!("only case records are grouped by case") };
+        let records: Vec<&CaseRecord> = by_shard.all().iter().filter_map(|r| ledger::case(r)).collect();
+        let first = records[0];
+        for (r, c) in by_shard.all().iter().zip(&records) {
             if c.board != first.board || c.plan != first.plan {
                 let what = if c.board != first.board { "another board" } else { "another plan or split" };
-                return Err(format!("{}: case {case}: {} was counted from {what} than {}", input.file, r.place(), records[0].place()));
+                return Err(format!("{file}: case {case}: {} was counted from {what} than {}", r.place(), by_shard.all()[0].place()));
             }
             if c.unique.map(|u| u.group) != first.unique.map(|u| u.group) {
-                return Err(format!("{}: case {case}: {} and {} disagree on --unique", input.file, r.place(), records[0].place()));
+                return Err(format!("{file}: case {case}: {} and {} disagree on --unique", r.place(), by_shard.all()[0].place()));
             }
+        }
+        let (mut total, mut fixed) = (0u128, 0u128);
+        for c in by_shard.firsts().filter_map(ledger::case) {
             total += c.count;
             fixed += c.unique.map_or(0, |u| u.fixed);
         }
@@ -152,116 +136,58 @@ fn merge_input(input: &Input<'_>, shards: usize, answers: &mut Vec<String>) -> R
             Some(u) => {
                 let unique = Fixed { group: u.group, solutions: fixed }
                     .unique(total)
-                    .ok_or_else(|| format!("{}: case {case}: {}", input.file, crate::unique::mismatch()))?;
+                    .ok_or_else(|| format!("{file}: case {case}: {}", crate::unique::mismatch()))?;
                 format!("Case {case}: {total} (unique {unique})")
             }
         };
-        answers.push(answer);
+        merged.answers.push(answer);
+        let (shards, records) = by_shard.recounts();
+        let r = &mut merged.recounted;
+        (r.cases, r.shards, r.records) = (r.cases + usize::from(shards > 0), r.shards + shards, r.records + records);
     }
-    let (missing_ends, twice) = coverage(&input.ends, shards);
-    if let Some((shard, first, second)) = twice {
-        return Err(format!("{}: shard {shard} ended the input twice: {first} and {second}", input.file));
+    if let Some(problem) = refusal(file, END, &input.ends, shards) {
+        return Err(problem);
     }
-    if let Some((e, r)) = ends.iter().find(|(e, _)| e.cases != ends[0].0.cases || e.error != ends[0].0.error) {
+    let ends: Vec<_> = input.ends.firsts().filter_map(ledger::end).collect();
+    if let Some(e) = ends.iter().find(|e| e.cases != ends[0].cases || e.error != ends[0].error) {
+        let at = |e| input.ends.firsts().find(|r| ledger::end(r) == Some(e)).map(Located::place).unwrap_or_default();
         return Err(format!(
-            "{}: the shards disagree on where the input ends: {} says {} cases, {} says {}",
-            input.file,
-            ends[0].1.place(),
-            ends[0].0.cases,
-            r.place(),
+            "{file}: the shards disagree on where the input ends: {} says {} cases, {} says {}",
+            at(ends[0]),
+            ends[0].cases,
+            at(e),
             e.cases
         ));
     }
-    if !missing_ends.is_empty() {
-        return Err(format!(
-            "{}: shard{} {} of {shards} did not finish the input",
-            input.file,
-            if missing_ends.len() == 1 { "" } else { "s" },
-            listed(&missing_ends)
-        ));
-    }
-    Ok(ends.first().and_then(|(e, _)| e.error.clone()))
-}
-
-/// For `--merge --status`: a line for each case that is not complete and each input not
-/// finished by every shard, then one line in all; and whether everything is complete.
-pub fn status(records: &[Located]) -> (Vec<String>, bool) {
-    let (inputs, shards) = match by_input(records) {
-        Ok(grouped) => grouped,
-        Err(problem) => return (vec![problem], false),
-    };
-    let mut lines = Vec::new();
-    let (mut complete, mut total) = (0, 0);
-    for input in inputs.values() {
-        let cases = input.ends.iter().filter_map(|r| if let Record::End(e) = &r.record { Some(e.cases) } else { None }).max();
-        let last = cases.unwrap_or(0).max(input.cases.keys().next_back().copied().unwrap_or(0));
-        for case in 1..=last {
-            total += 1;
-            let (missing, twice) = coverage(input.cases.get(&case).map_or(&[][..], Vec::as_slice), shards);
-            match (missing.is_empty(), twice) {
-                (true, None) => complete += 1,
-                (_, Some((shard, first, second))) => {
-                    lines.push(format!("{}: case {case}: shard {shard} twice ({first}; {second})", input.file))
-                }
-                (false, None) => lines.push(format!(
-                    "{}: case {case}: {} of {shards} shards in, missing {}",
-                    input.file,
-                    shards - missing.len(),
-                    listed(&missing)
-                )),
-            }
-        }
-        let (missing, _) = coverage(&input.ends, shards);
-        if !missing.is_empty() {
-            lines.push(format!("{}: not finished by shard{} {}", input.file, if missing.len() == 1 { "" } else { "s" }, listed(&missing)));
-        }
-    }
-    let done = complete == total && lines.is_empty();
-    lines.push(format!(
-        "{complete} of {total} cases complete in {} input{} of {shards} shards",
-        inputs.len(),
-        if inputs.len() == 1 { "" } else { "s" }
-    ));
-    (lines, done)
+    Ok(ends.first().and_then(|e| e.error.clone()))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::tests::case;
-    use super::super::{EndRecord, Kind, Located, Record, FORMAT};
+pub(super) mod tests {
+    use super::super::tests::{case, end, located};
+    use super::super::Record;
     use super::*;
 
-    fn end(input: usize, cases: usize, shard: usize, shards: usize, error: Option<&str>) -> Record {
-        Record::End(EndRecord {
-            record: Kind::End,
-            format: FORMAT,
-            nqueen: "test".into(),
-            input,
-            file: "in".into(),
-            cases,
-            shard,
-            shards,
-            error: error.map(String::from),
-        })
-    }
-
-    fn located(records: Vec<Record>) -> Vec<Located> {
-        records.into_iter().enumerate().map(|(i, record)| Located { record, file: "parts".into(), line: i + 1 }).collect()
-    }
-
     /// Two cases over three shards, in a jumbled order.
-    fn run() -> Vec<Record> {
+    pub(in super::super) fn run() -> Vec<Record> {
         vec![case(0, 2, 1, 3, 5), case(0, 1, 0, 3, 1), end(0, 2, 0, 3, None), case(0, 1, 2, 3, 3), case(0, 2, 0, 3, 0), case(0, 1, 1, 3, 2)]
             .into_iter()
             .chain([case(0, 2, 2, 3, 7), end(0, 2, 2, 3, None), end(0, 2, 1, 3, None)])
             .collect()
     }
 
+    /// `record` as another run counted it, with the count `count`.
+    pub(in super::super) fn recount(record: &Record, run: &str, count: u128) -> Record {
+        match record.clone() {
+            Record::Case(c) => Record::Case(Box::new(CaseRecord { run: Some(run.into()), host: Some("other".into()), count, ..*c })),
+            Record::End(e) => Record::End(super::super::EndRecord { run: Some(run.into()), ..e }),
+        }
+    }
+
     #[test]
     fn complete_shards_add_up_case_by_case() {
         let merged = merge(&located(run()));
         assert_eq!(merged, Merged { answers: vec!["Case 1: 6".into(), "Case 2: 12".into()], ..Merged::default() });
-        assert!(status(&located(run())).1);
     }
 
     #[test]
@@ -271,16 +197,46 @@ mod tests {
         let merged = merge(&located(records.clone()));
         assert_eq!(merged.answers, vec!["Case 1: 6"]);
         assert_eq!(merged.problem.as_deref(), Some("in: case 2: missing shard 1 of 3"));
-        let (lines, complete) = status(&located(records));
-        assert!(!complete && lines[0] == "in: case 2: 2 of 3 shards in, missing 1", "{lines:?}");
     }
 
     #[test]
-    fn a_shard_counted_twice_is_named_with_both_places() {
+    fn a_shard_counted_twice_by_one_run_is_named_with_both_places() {
         let mut records = run();
         records.push(case(0, 1, 2, 3, 3));
         let problem = merge(&located(records)).problem.unwrap();
-        assert_eq!(problem, "in: case 1: shard 2 was counted twice: parts, line 4 (shard 2) and parts, line 10 (shard 2)");
+        assert_eq!(problem, "in: case 1: shard 2 was counted twice by the same run: parts, line 4 (shard 2) and parts, line 10 (shard 2)");
+    }
+
+    #[test]
+    fn recounts_by_other_runs_that_agree_are_counted_once_and_reported() {
+        let mut records = run();
+        let recounts: Vec<Record> = records.iter().filter(|r| r.shard().0 == 1).map(|r| recount(r, "r2", count_of(r))).collect();
+        records.extend(recounts.clone());
+        records.extend(recounts.iter().map(|r| recount(r, "r3", count_of(r))));
+        let merged = merge(&located(records));
+        let recounted = Recounted { cases: 2, shards: 2, records: 4 };
+        assert_eq!((merged.answers, merged.problem, merged.recounted), (vec!["Case 1: 6".into(), "Case 2: 12".into()], None, recounted));
+    }
+
+    fn count_of(r: &Record) -> u128 {
+        match r {
+            Record::Case(c) => c.count,
+            Record::End(_) => 0,
+        }
+    }
+
+    #[test]
+    fn a_recount_that_disagrees_leaves_its_case_unanswered_and_names_both_counts() {
+        let mut records = run();
+        records.push(recount(&records[5], "r2", 3)); // case 1, shard 1: 2, then 3
+        let merged = merge(&located(records));
+        assert!(merged.answers.is_empty());
+        let problem = merged.problem.unwrap();
+        assert_eq!(
+            problem,
+            "in: case 1: shard 1 was counted differently: parts, line 6 (shard 1; host h, cpu, build 0.1.0+abc) says 2 solutions, \
+             but parts, line 10 (shard 1; host other, cpu, build 0.1.0+abc) says 3 solutions"
+        );
     }
 
     #[test]
@@ -312,10 +268,5 @@ mod tests {
         let merged = merge(&located(records));
         assert_eq!(merged.answers.len(), 2);
         assert_eq!(merged.problem.as_deref(), Some("in: shard 1 of 3 did not finish the input"));
-    }
-
-    #[test]
-    fn shard_lists_are_short() {
-        assert_eq!(listed(&[0, 1, 2, 3, 5, 7, 8, 9]), "0-3, 5, 7-9");
     }
 }

@@ -109,3 +109,13 @@ pub fn symmetric_board(rng: &mut Rng, n: usize, group: &[Sym], density: f64) -> 
     }
     Board::from_fn(n, |r, c| free[r][c]).unwrap()
 }
+
+/// A part record's line, edited by `edit`, with its digest made again as the README says:
+/// the SHA-256 of the line's text before `,"digest":`. Such a line is well-formed: only the
+/// merge's other checks can refuse it.
+pub fn resealed(line: &str, edit: impl Fn(&str) -> String) -> String {
+    use sha2::{Digest, Sha256};
+    let body = edit(&line[..line.rfind(",\"digest\":").expect("a sealed part record")]);
+    let digest: String = Sha256::digest(body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    format!("{body},\"digest\":\"{digest}\"}}")
+}

@@ -9,6 +9,7 @@ mod compare;
 mod kernel_on_cpu;
 mod oracle;
 mod parse;
+mod recounts;
 mod robust;
 mod shards;
 mod slurm;

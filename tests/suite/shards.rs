@@ -8,7 +8,7 @@ use std::time::Duration;
 use assert_cmd::Command as Cmd;
 use predicates::prelude::*;
 
-use crate::common::{random_board, Rng};
+use crate::common::{random_board, resealed, Rng};
 
 const BIN: &str = env!("CARGO_BIN_EXE_nqueen");
 
@@ -142,9 +142,12 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
     let junk = dir.path().join("junk.jsonl");
     std::fs::write(&junk, "Case 1: 92\n").unwrap();
     nqueen().arg("--merge").args(all(&[&junk])).assert().code(1).stderr(predicate::str::contains("junk.jsonl, line 1: not a part record"));
-    // Parts of another board.
+    // Parts of another board, well-formed (their digests made again).
     let other = dir.path().join("other.jsonl");
-    std::fs::write(&other, std::fs::read_to_string(&parts[2]).unwrap().replacen("\"board\":\"", "\"board\":\"0", 1)).unwrap();
+    let text = std::fs::read_to_string(&parts[2]).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[0] = resealed(&lines[0], |l| l.replacen("\"board\":\"", "\"board\":\"0", 1));
+    std::fs::write(&other, lines.join("\n") + "\n").unwrap();
     nqueen()
         .arg("--merge")
         .args([&parts[0], &parts[1], &other])

@@ -1,8 +1,10 @@
 //! The job array on a real one-node Slurm cluster (deploy/slurm): sixteen shards of a
-//! board as eight array tasks of two shards each, one of them killed mid-run and requeued by the cluster, the parts
-//! merged and checked against a direct run. Needs root and Debian's slurmctld, slurmd,
-//! slurm-client and munge, which .ci/run installs; it leaves alone a machine whose Slurm
-//! is configured for another cluster.
+//! board as eight array tasks of two shards each, one of them killed mid-run and requeued
+//! by the cluster, the parts merged and checked against a direct run; then a second array
+//! over the shards `--merge --recheck` chooses, merged with the first into the same count,
+//! with the recounts reported. Needs root and Debian's slurmctld, slurmd, slurm-client and
+//! munge, which .ci/run installs; it leaves alone a machine whose Slurm is configured for
+//! another cluster.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -111,5 +113,33 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
     let merged = output(Command::new(BIN).arg("--merge").args(&part_files));
     let direct = output(Command::new(BIN).arg(board));
     assert_eq!(merged, direct);
+
+    // A quarter of the shards counted again, by a second array into a directory of its own.
+    let chosen = output(Command::new(BIN).args(["--merge", "--recheck", "0.25", "--seed", "3"]).args(&part_files));
+    let list = dir.path().join("recheck.txt");
+    std::fs::write(&list, &chosen).unwrap();
+    let span = |item: &str| item.split_once('-').map_or(1, |(a, b)| b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1);
+    let count: usize = chosen.trim().trim_end_matches("/16").split(',').map(span).sum();
+    assert_eq!(count, 4, "{chosen}");
+    let recount = dir.path().join("recount");
+    let job = output(
+        Command::new("sbatch")
+            .args(["--parsable", &format!("--array=0-{}", count.div_ceil(2) - 1), "--chdir"])
+            .arg(dir.path())
+            .arg(format!("--export=ALL,NQUEEN={BIN},SHARDS_PER_TASK=2,SHARD_LIST={}", list.display()))
+            .arg(std::fs::canonicalize("deploy/slurm/nqueen-array.sbatch").unwrap())
+            .arg("16")
+            .arg(std::fs::canonicalize(board).unwrap())
+            .arg(&recount)
+            .args(["-j", "1", "--backend", "cpu"]),
+    );
+    let job = job.trim().to_string();
+    let left = || output(Command::new("squeue").args(["-h", "-j", &job])).trim().is_empty();
+    assert!(wait_for(Duration::from_secs(180), left), "the recount array did not finish");
+    let recounts: Vec<_> = (0..count.div_ceil(2)).map(|k| recount.join(format!("part-{k}.jsonl"))).collect();
+    let out = Command::new(BIN).arg("--merge").args(&part_files).args(&recounts).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), direct);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("4 shards over 1 case were counted more than once (4 recounts), and every recount agrees"), "{said}");
     let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("slurm test: {:.1} s\n", started.elapsed().as_secs_f64()));
 }

@@ -1,0 +1,232 @@
+//! Part records grouped as a merge reads them: by input, case and shard, each shard with
+//! every record of it, a first count and its recounts from other runs. Records of one
+//! shard from one run are the same record given twice; records of one shard from several
+//! runs must agree.
+
+use std::collections::BTreeMap;
+
+use super::{CaseRecord, EndRecord, Located, Record};
+
+/// Every record of a merge, grouped.
+pub struct Ledger<'a> {
+    /// The shards every case was cut into (M), as the first record says.
+    pub shards: usize,
+    /// By input index, from 0.
+    pub inputs: BTreeMap<usize, InputLedger<'a>>,
+}
+
+/// One input's records.
+#[derive(Default)]
+pub struct InputLedger<'a> {
+    /// Its name, as the runs that counted it give it.
+    pub file: String,
+    /// By case, from 1.
+    pub cases: BTreeMap<usize, ByShard<'a>>,
+    /// Its end records.
+    pub ends: ByShard<'a>,
+}
+
+impl InputLedger<'_> {
+    /// How many cases the input held, as far as the records tell: the most any end record
+    /// says, or the last case seen.
+    pub fn case_count(&self) -> usize {
+        let ended = self.ends.all().iter().filter_map(|r| end(r).map(|e| e.cases)).max().unwrap_or(0);
+        ended.max(self.cases.keys().next_back().copied().unwrap_or(0))
+    }
+}
+
+/// Records of one case, or of one input's ends, in order of shard.
+#[derive(Default)]
+pub struct ByShard<'a> {
+    records: Vec<&'a Located>,
+}
+
+/// Two records of one shard that may not stand together.
+pub struct Clash<'a> {
+    pub shard: usize,
+    pub first: &'a Located,
+    pub second: &'a Located,
+}
+
+impl<'a> ByShard<'a> {
+    /// Every record, in order of shard, then of reading.
+    pub fn all(&self) -> &[&'a Located] {
+        &self.records
+    }
+
+    /// Each shard's records, in order of shard.
+    pub fn groups(&self) -> impl Iterator<Item = &[&'a Located]> + '_ {
+        self.records.chunk_by(|a, b| a.record.shard().0 == b.record.shard().0)
+    }
+
+    /// The shards of `0..shards` with no record.
+    pub fn missing(&self, shards: usize) -> Vec<usize> {
+        let mut missing = Vec::new();
+        let mut next = 0;
+        for group in self.groups() {
+            let shard = group[0].record.shard().0;
+            missing.extend(next..shard);
+            next = shard + 1;
+        }
+        missing.extend(next..shards);
+        missing
+    }
+
+    /// The first shard with two records from one run: the same record given twice (for
+    /// records of format 1, which name no run, any two).
+    pub fn repeated(&self) -> Option<Clash<'a>> {
+        self.groups().find_map(|group| {
+            group.iter().enumerate().find_map(|(i, a)| {
+                let b = group[i + 1..].iter().find(|b| b.record.run() == a.record.run())?;
+                Some(Clash { shard: a.record.shard().0, first: a, second: b })
+            })
+        })
+    }
+
+    /// The first shard whose records do not all agree with its first by `same`.
+    pub fn disagreement(&self, same: impl Fn(&Record, &Record) -> bool) -> Option<Clash<'a>> {
+        self.groups().find_map(|group| {
+            let other = group[1..].iter().find(|b| !same(&group[0].record, &b.record))?;
+            Some(Clash { shard: group[0].record.shard().0, first: group[0], second: other })
+        })
+    }
+
+    /// How many shards have more than one record, and how many records beyond the first.
+    pub fn recounts(&self) -> (usize, usize) {
+        self.groups().filter(|g| g.len() > 1).fold((0, 0), |(shards, extra), g| (shards + 1, extra + g.len() - 1))
+    }
+
+    /// Each shard's first record, in order of shard.
+    pub fn firsts(&self) -> impl Iterator<Item = &'a Located> + '_ {
+        self.groups().map(|g| g[0])
+    }
+}
+
+/// Whether two case records of one shard count the same: the same solutions, and the same
+/// part of the unique count.
+pub fn same_count(a: &Record, b: &Record) -> bool {
+    match (a, b) {
+        (Record::Case(a), Record::Case(b)) => a.count == b.count && a.unique == b.unique,
+        _ => false,
+    }
+}
+
+/// Whether two end records of one shard end the input alike.
+pub fn same_end(a: &Record, b: &Record) -> bool {
+    matches!((a, b), (Record::End(a), Record::End(b)) if a.cases == b.cases && a.error == b.error)
+}
+
+/// The case record `located` holds, if it is one.
+pub fn case(located: &Located) -> Option<&CaseRecord> {
+    match &located.record {
+        Record::Case(c) => Some(c),
+        Record::End(_) => None,
+    }
+}
+
+/// The end record `located` holds, if it is one.
+pub fn end(located: &Located) -> Option<&EndRecord> {
+    match &located.record {
+        Record::End(e) => Some(e),
+        Record::Case(_) => None,
+    }
+}
+
+impl<'a> Ledger<'a> {
+    /// `records` grouped; an error when they were written for different numbers of
+    /// shards, or name a shard past their number.
+    pub fn new(records: &'a [Located]) -> Result<Ledger<'a>, String> {
+        let shards = records.first().map_or(1, |r| r.record.shard().1);
+        let mut inputs: BTreeMap<usize, InputLedger<'a>> = BTreeMap::new();
+        for r in records {
+            let (shard, count) = r.record.shard();
+            if count != shards || shard >= count {
+                return Err(format!(
+                    "{}: shard {shard} of {count}, but {} is shard {} of {shards}",
+                    r.place(),
+                    records[0].place(),
+                    records[0].record.shard().0
+                ));
+            }
+            let (index, file) = match &r.record {
+                Record::Case(c) => (c.input, &c.file),
+                Record::End(e) => (e.input, &e.file),
+            };
+            let input = inputs.entry(index).or_default();
+            input.file.clone_from(file);
+            match &r.record {
+                Record::Case(c) => input.cases.entry(c.case).or_default().records.push(r),
+                Record::End(_) => input.ends.records.push(r),
+            }
+        }
+        for input in inputs.values_mut() {
+            for by_shard in input.cases.values_mut().chain([&mut input.ends]) {
+                by_shard.records.sort_by_key(|r| r.record.shard().0);
+            }
+        }
+        Ok(Ledger { shards, inputs })
+    }
+}
+
+/// `shards` as a short list: "0-3, 5, 7-9".
+pub fn listed(shards: &[usize]) -> String {
+    ranges(shards).join(", ")
+}
+
+/// `shards` (sorted) as ranges of consecutive shards: "0-3", "5", "7-9".
+pub fn ranges(shards: &[usize]) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < shards.len() {
+        let mut j = i;
+        while j + 1 < shards.len() && shards[j + 1] == shards[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i { format!("{}-{}", shards[i], shards[j]) } else { shards[i].to_string() });
+        i = j + 1;
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{case, located};
+    use super::super::CaseRecord;
+    use super::*;
+
+    fn from_run(record: Record, run: &str) -> Record {
+        match record {
+            Record::Case(c) => Record::Case(Box::new(CaseRecord { run: Some(run.into()), ..*c })),
+            other => other,
+        }
+    }
+
+    #[test]
+    fn recounts_from_other_runs_are_grouped_and_repeats_and_disagreements_found() {
+        let records = located(vec![
+            case(0, 1, 2, 4, 5),
+            case(0, 1, 0, 4, 1),
+            from_run(case(0, 1, 2, 4, 5), "r2"),
+            from_run(case(0, 1, 2, 4, 5), "r3"),
+        ]);
+        let ledger = Ledger::new(&records).unwrap();
+        let shards = &ledger.inputs[&0].cases[&1];
+        assert_eq!(shards.missing(4), vec![1, 3]);
+        assert_eq!(shards.recounts(), (1, 2));
+        assert!(shards.repeated().is_none() && shards.disagreement(same_count).is_none());
+        assert_eq!(shards.firsts().map(|r| r.line).collect::<Vec<_>>(), vec![2, 1]);
+
+        let records = located(vec![case(0, 1, 2, 4, 5), from_run(case(0, 1, 2, 4, 6), "r2"), case(0, 1, 2, 4, 5)]);
+        let ledger = Ledger::new(&records).unwrap();
+        let shards = &ledger.inputs[&0].cases[&1];
+        let twice = shards.repeated().unwrap();
+        assert_eq!((twice.shard, twice.first.line, twice.second.line), (2, 1, 3));
+        let differ = shards.disagreement(same_count).unwrap();
+        assert_eq!((differ.first.line, differ.second.line), (1, 2));
+    }
+
+    #[test]
+    fn shard_lists_are_short() {
+        assert_eq!(listed(&[0, 1, 2, 3, 5, 7, 8, 9]), "0-3, 5, 7-9");
+    }
+}

@@ -1,0 +1,77 @@
+//! Where, when and by which build a part record was made: a run id unique to the process,
+//! the host's name, the build (nqueen's version and the source's commit, where the build
+//! knew it), and times in UTC. A disagreement between two counts of a shard can so be
+//! traced to a machine and a build.
+
+use std::hash::{BuildHasher, Hasher};
+use std::time::SystemTime;
+
+/// The source's commit as `build.rs` found it (with "-dirty" for uncommitted changes);
+/// empty where the source was not a git checkout.
+const COMMIT: &str = env!("NQUEEN_COMMIT");
+
+/// What every record of one process says of its origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// Unique to the process: 32 hex digits.
+    pub run: String,
+    pub host: String,
+    /// nqueen's version, then "+" and the commit where known.
+    pub build: String,
+}
+
+impl Provenance {
+    /// This process's.
+    pub fn of_this_process() -> Provenance {
+        let host = host_name();
+        Provenance { run: run_id(&host), host, build: build() }
+    }
+}
+
+/// nqueen's version, then "+" and the source's commit where the build knew it.
+pub fn build() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    if COMMIT.is_empty() {
+        version.to_string()
+    } else {
+        format!("{version}+{COMMIT}")
+    }
+}
+
+/// `time` as RFC 3339 in UTC, to the second: "2026-11-25T19:21:52Z".
+pub fn utc(time: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
+/// The host's name, as the kernel has it; "unknown" where it cannot be found.
+fn host_name() -> String {
+    let from_kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").ok();
+    let name = from_kernel.or_else(|| std::env::var("HOSTNAME").ok()).or_else(|| std::env::var("COMPUTERNAME").ok());
+    name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).unwrap_or_else(|| "unknown".into())
+}
+
+/// 128 bits unique to this process: the OS's randomness (which seeds the standard
+/// library's hash keys) mixed with the time, the process id and the host.
+fn run_id(host: &str) -> String {
+    let mut random = std::collections::hash_map::RandomState::new().build_hasher();
+    random.write_u32(std::process::id());
+    let since = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let text = format!("{}:{}:{}:{host}", random.finish(), since.as_nanos(), std::process::id());
+    super::digest::of(&text)[..32].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn runs_are_told_apart_and_times_are_utc() {
+        let (a, b) = (Provenance::of_this_process(), Provenance::of_this_process());
+        assert_ne!(a.run, b.run);
+        assert_eq!((a.run.len(), &a.host, &a.build), (32, &b.host, &b.build));
+        assert!(a.build.starts_with(env!("CARGO_PKG_VERSION")));
+        let leap_day = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661);
+        assert_eq!(utc(leap_day), "2000-02-29T01:01:01Z");
+    }
+}

@@ -1,0 +1,153 @@
+//! `--merge --recheck SHARE`: which shards to count again, elsewhere, to check a run. A
+//! seeded random share of the shards counted once, at least one shard of every host that
+//! took part, and every shard whose records disagree, as a `--shard` list. If k shards are
+//! silently wrong, all of them escape a random recount of share f with probability about
+//! (1 - f)^k: a small share finds a bad card that spoiled many shards almost surely, and
+//! one shard per host checks every machine at least once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::ledger::{self, Ledger};
+use super::Located;
+use crate::rng::Rng;
+
+/// The shards chosen, and why.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Recheck {
+    /// The shard count M.
+    pub of: usize,
+    /// The shards to count again, sorted.
+    pub shards: Vec<usize>,
+    /// How many were drawn at random, added for a host none of whose shards was drawn, and
+    /// added since their records disagree.
+    pub random: usize,
+    pub for_hosts: usize,
+    pub disagreeing: usize,
+    /// Hosts that took part.
+    pub hosts: usize,
+}
+
+impl Recheck {
+    /// The shards as `--shard` takes them: "3,17,40-42/64".
+    pub fn shard_list(&self) -> String {
+        format!("{}/{}", ledger::ranges(&self.shards).join(","), self.of)
+    }
+}
+
+/// What the records say of one shard, over every case and input.
+#[derive(Default)]
+struct Shard {
+    /// Counted by more than one run already, alike.
+    recounted: bool,
+    /// Its records disagree, or one run counted it twice.
+    disagrees: bool,
+    hosts: BTreeSet<String>,
+}
+
+/// Chooses `share` (0 to 1) of the shards of `records` to count again, by the generator
+/// seeded with `seed`: the same records and seed give the same choice, in whatever order
+/// the records are read.
+pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, String> {
+    let ledger = Ledger::new(records)?;
+    let mut shards: BTreeMap<usize, Shard> = BTreeMap::new();
+    for input in ledger.inputs.values() {
+        for by_shard in input.cases.values().chain([&input.ends]) {
+            for group in by_shard.groups() {
+                let shard = shards.entry(group[0].record.shard().0).or_default();
+                let same = if ledger::case(group[0]).is_some() { ledger::same_count } else { ledger::same_end };
+                let runs: BTreeSet<_> = group.iter().map(|r| r.record.run()).collect();
+                shard.disagrees |= runs.len() < group.len() || group.iter().any(|r| !same(&group[0].record, &r.record));
+                shard.recounted |= runs.len() > 1;
+                shard.hosts.extend(group.iter().map(|r| r.record.host().to_string()));
+            }
+        }
+    }
+    let disagreeing: BTreeSet<usize> = shards.iter().filter(|(_, s)| s.disagrees).map(|(&k, _)| k).collect();
+    let mut candidates: Vec<usize> = shards.iter().filter(|(_, s)| !s.recounted && !s.disagrees).map(|(&k, _)| k).collect();
+    let wanted = ((share * ledger.shards as f64).ceil() as usize).min(candidates.len());
+    let mut rng = Rng::new(seed);
+    // A partial Fisher-Yates shuffle: the first `wanted` are a uniform random choice.
+    for i in 0..wanted {
+        let j = i + rng.below((candidates.len() - i) as u64) as usize;
+        candidates.swap(i, j);
+    }
+    let mut chosen: BTreeSet<usize> = candidates[..wanted].iter().copied().collect();
+    let mut rest: Vec<usize> = candidates[wanted..].to_vec();
+    rest.sort_unstable();
+    // Hosts already checked: by a recount, a disagreement or a shard just drawn.
+    let checked = |k: &usize| chosen.contains(k) || disagreeing.contains(k) || shards[k].recounted;
+    let mut covered: BTreeSet<&str> =
+        shards.iter().filter(|(k, _)| checked(k)).flat_map(|(_, s)| s.hosts.iter().map(String::as_str)).collect();
+    let hosts: BTreeSet<&str> = shards.values().flat_map(|s| s.hosts.iter().map(String::as_str)).collect();
+    let mut for_hosts = 0;
+    for host in &hosts {
+        if covered.contains(host) {
+            continue;
+        }
+        let own: Vec<usize> = rest.iter().copied().filter(|k| shards[k].hosts.contains(*host)).collect();
+        if let Some(&k) = own.get(rng.below(own.len().max(1) as u64) as usize) {
+            chosen.insert(k);
+            rest.retain(|&r| r != k);
+            covered.extend(shards[&k].hosts.iter().map(String::as_str));
+            for_hosts += 1;
+        }
+    }
+    let random = wanted;
+    chosen.extend(&disagreeing);
+    Ok(Recheck {
+        of: ledger.shards,
+        shards: chosen.into_iter().collect(),
+        random,
+        for_hosts,
+        disagreeing: disagreeing.len(),
+        hosts: hosts.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{case, located};
+    use super::super::{CaseRecord, Record};
+    use super::*;
+
+    /// One case in `m` shards, shard k counted on host "h{k % hosts}" with count k.
+    fn counted(m: usize, hosts: usize) -> Vec<Record> {
+        (0..m)
+            .map(|k| match case(0, 1, k, m, k as u128) {
+                Record::Case(c) => {
+                    Record::Case(Box::new(CaseRecord { host: Some(format!("h{}", k % hosts)), run: Some(format!("r{}", k % hosts)), ..*c }))
+                }
+                other => other,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_choice_repeats_from_its_seed_whatever_the_order_and_covers_every_host() {
+        let records = counted(1000, 7);
+        let a = choose(&located(records.clone()), 0.02, 5).unwrap();
+        assert_eq!((a.random, a.hosts, a.disagreeing, a.of), (20, 7, 0, 1000));
+        assert_eq!(a.shards.len(), 20 + a.for_hosts);
+        let hosts: BTreeSet<usize> = a.shards.iter().map(|k| k % 7).collect();
+        assert_eq!(hosts.len(), 7, "every host has a shard chosen");
+        let reversed: Vec<Record> = records.iter().rev().cloned().collect();
+        assert_eq!(choose(&located(reversed), 0.02, 5).unwrap(), a);
+        assert_ne!(choose(&located(records), 0.02, 6).unwrap().shards, a.shards);
+        assert!(a.shard_list().ends_with("/1000"));
+    }
+
+    #[test]
+    fn disagreeing_shards_are_always_chosen_and_recounted_ones_are_not_drawn_again() {
+        let mut records = counted(10, 1);
+        let again = |k: usize, count: u128| match records[k].clone() {
+            Record::Case(c) => Record::Case(Box::new(CaseRecord { run: Some("other".into()), count, ..*c })),
+            other => other,
+        };
+        let (agrees, differs) = (again(3, 3), again(7, 8));
+        records.extend([agrees, differs]);
+        let chosen = choose(&located(records), 1.0, 1).unwrap();
+        assert_eq!(chosen.shards, vec![0, 1, 2, 4, 5, 6, 7, 8, 9]);
+        assert_eq!((chosen.random, chosen.disagreeing, chosen.for_hosts), (8, 1, 0));
+        assert_eq!(chosen.shard_list(), "0-2,4-9/10");
+    }
+}

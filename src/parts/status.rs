@@ -1,0 +1,242 @@
+//! `--merge --status`: how far a sharded run has got. Per case: the shards in, recounted
+//! and disagreeing, the share of the planner's estimated work done (shards differ in
+//! size), and per backend the device time spent, the rate so far and the device-hours left
+//! at that rate; as a short table, the problems that stop a merge, and one JSON line for
+//! scripts.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::ledger::{self, listed, ByShard, Ledger};
+use super::merge::{clash, END};
+use super::Located;
+
+/// What the status says: its lines, and whether every case can be answered.
+pub struct Status {
+    pub lines: Vec<String>,
+    pub complete: bool,
+}
+
+/// The status as one JSON line.
+#[derive(Serialize)]
+struct StatusLine<'a> {
+    record: &'static str,
+    shards: usize,
+    /// Whether every case can be answered.
+    complete: bool,
+    cases: &'a [CaseStatus],
+}
+
+/// One case's progress.
+#[derive(Serialize)]
+struct CaseStatus {
+    input: usize,
+    file: String,
+    case: usize,
+    /// Side length, where a record says it.
+    n: Option<usize>,
+    shards: usize,
+    /// Shards with at least one record.
+    done: usize,
+    /// Shards with records from more than one run, and records beyond each shard's first.
+    recounted: usize,
+    recounts: usize,
+    /// Shards whose records disagree, or that one run counted twice.
+    disagree: usize,
+    repeated: usize,
+    /// Shards with no record, as ranges ("0-3, 7").
+    missing: String,
+    /// The planner's estimate of the case's search nodes, where a record gives it.
+    case_nodes: Option<f64>,
+    /// The share of the case's estimated nodes in the shards done (of its shards, where
+    /// no record gives estimates).
+    work_done: f64,
+    backends: BTreeMap<String, BackendStatus>,
+}
+
+/// What one backend did of a case.
+#[derive(Default, Serialize)]
+struct BackendStatus {
+    /// Records (first counts and recounts alike).
+    records: usize,
+    /// Seconds the counts took, as their records say (for a shard resumed from a
+    /// checkpoint, only the last run's).
+    seconds: f64,
+    /// Estimated search nodes a second, over its records that took time.
+    rate: Option<f64>,
+    /// The case's estimated nodes not yet counted, at that rate, in hours.
+    hours_left: Option<f64>,
+}
+
+/// The status of `records` (every part file's, in any order).
+pub fn status(records: &[Located]) -> Status {
+    let ledger = match Ledger::new(records) {
+        Ok(ledger) => ledger,
+        Err(problem) => return Status { lines: vec![problem], complete: false },
+    };
+    let shards = ledger.shards;
+    let (mut cases, mut problems) = (Vec::new(), Vec::new());
+    let empty = ByShard::default();
+    for (&index, input) in &ledger.inputs {
+        for case in 1..=input.case_count() {
+            let by_shard = input.cases.get(&case).unwrap_or(&empty);
+            cases.push(case_status(index, &input.file, case, by_shard, shards));
+            problems.extend(clash(&input.file, &format!("case {case}"), by_shard));
+            let missing = by_shard.missing(shards);
+            if !missing.is_empty() {
+                let file = &input.file;
+                problems.push(format!(
+                    "{file}: case {case}: {} of {shards} shards in, missing {}",
+                    shards - missing.len(),
+                    listed(&missing)
+                ));
+            }
+        }
+        problems.extend(clash(&input.file, END, &input.ends));
+        let missing = input.ends.missing(shards);
+        if !missing.is_empty() {
+            let plural = if missing.len() == 1 { "" } else { "s" };
+            problems.push(format!("{}: not finished by shard{plural} {}", input.file, listed(&missing)));
+        }
+    }
+    let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0).count();
+    let complete = answered == cases.len() && problems.is_empty();
+    let mut lines = table(&cases);
+    lines.extend(problems);
+    let inputs = ledger.inputs.len();
+    lines.push(format!(
+        "{answered} of {} cases complete in {inputs} input{} of {shards} shards",
+        cases.len(),
+        if inputs == 1 { "" } else { "s" }
+    ));
+    let json = StatusLine { record: "status", shards, complete, cases: &cases };
+    lines.push(serde_json::to_string(&json).expect("a status is plain data"));
+    Status { lines, complete }
+}
+
+/// The progress of case `case` of input `index` (named `file`) over `shards` shards.
+fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, shards: usize) -> CaseStatus {
+    let records: Vec<_> = by_shard.all().iter().filter_map(|r| ledger::case(r)).collect();
+    let case_nodes = records.iter().find_map(|c| c.case_nodes);
+    // A shard's estimate, or its width of the case's where its record has none: the split
+    // cuts the case into shards of equal estimated work.
+    let width = case_nodes.map(|c| c / shards as f64);
+    let estimate = |r: &Located| ledger::case(r).and_then(|c| c.shard_nodes).or(width);
+    let firsts: Vec<&Located> = by_shard.firsts().collect();
+    let done_nodes: Option<f64> = firsts.iter().map(|r| estimate(r)).sum();
+    let work_done = match (done_nodes, case_nodes) {
+        (Some(done), Some(all)) if all > 0.0 => (done / all).min(1.0),
+        _ => firsts.len() as f64 / shards as f64,
+    };
+    let left = case_nodes.zip(done_nodes).map(|(all, done)| (all - done).max(0.0));
+    let mut backends: BTreeMap<String, BackendStatus> = BTreeMap::new();
+    let mut timed: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for (r, c) in by_shard.all().iter().zip(&records) {
+        let kind = c.backend.split('(').next().unwrap_or_default().to_string();
+        let b = backends.entry(kind.clone()).or_default();
+        b.records += 1;
+        b.seconds += c.seconds;
+        if let (Some(nodes), true) = (estimate(r), c.seconds > 0.0) {
+            let t = timed.entry(kind).or_default();
+            *t = (t.0 + nodes, t.1 + c.seconds);
+        }
+    }
+    for (kind, (nodes, seconds)) in timed {
+        let b = backends.entry(kind).or_default();
+        b.rate = Some(nodes / seconds);
+        b.hours_left = left.map(|l| l / (nodes / seconds) / 3600.0);
+    }
+    let disagree = by_shard.groups().filter(|g| g.iter().any(|r| !ledger::same_count(&g[0].record, &r.record))).count();
+    let repeated = by_shard
+        .groups()
+        .filter(|g| g.iter().enumerate().any(|(i, a)| g[i + 1..].iter().any(|b| b.record.run() == a.record.run())))
+        .count();
+    let (recounted, recounts) = by_shard.recounts();
+    CaseStatus {
+        input: index,
+        file: file.to_string(),
+        case,
+        n: records.first().map(|c| c.n),
+        shards,
+        done: firsts.len(),
+        recounted,
+        recounts,
+        disagree,
+        repeated,
+        missing: listed(&by_shard.missing(shards)),
+        case_nodes,
+        work_done,
+        backends,
+    }
+}
+
+/// The cases as a table: a row per case and backend.
+fn table(cases: &[CaseStatus]) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{:<24} {:>3} {:>8} {:>8} {:>9} {:>8} {:>9}  {:<10} {:>7} {:>12} {:>9} {:>12}",
+        "case", "n", "shards", "done", "recounted", "disagree", "work done", "backend", "records", "device-hours", "nodes/s", "hours left"
+    )];
+    for c in cases {
+        let name = format!("{}:{}", c.file.rsplit('/').next().unwrap_or(&c.file), c.case);
+        let n = c.n.map_or("-".to_string(), |n| n.to_string());
+        let head = format!(
+            "{name:<24} {n:>3} {:>8} {:>8} {:>9} {:>8} {:>8.2}%",
+            c.shards,
+            c.done,
+            c.recounted,
+            c.disagree + c.repeated,
+            100.0 * c.work_done
+        );
+        let blank = " ".repeat(head.chars().count());
+        if c.backends.is_empty() {
+            lines.push(head.clone());
+        }
+        for (i, (kind, b)) in c.backends.iter().enumerate() {
+            let rate = b.rate.map_or("-".to_string(), |r| format!("{r:.2e}"));
+            let left = b.hours_left.map_or("-".to_string(), |h| format!("{h:.3}"));
+            let hours = b.seconds / 3600.0;
+            let lead = if i == 0 { &head } else { &blank };
+            lines.push(format!("{lead}  {kind:<10} {:>7} {hours:>12.4} {rate:>9} {left:>12}", b.records));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::merge::tests::{recount, run};
+    use super::super::tests::located;
+    use super::*;
+
+    #[test]
+    fn a_complete_run_says_so_with_its_work_and_rate() {
+        let status = status(&located(run()));
+        assert!(status.complete, "{:?}", status.lines);
+        assert_eq!(status.lines[status.lines.len() - 2], "2 of 2 cases complete in 1 input of 3 shards");
+        let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
+        let case = &json["cases"][0];
+        assert_eq!((case["done"].as_u64(), case["work_done"].as_f64(), case["missing"].as_str()), (Some(3), Some(1.0), Some("")));
+        // Three records of 10 estimated nodes each in 0.5 s.
+        assert_eq!(case["backends"]["cpu"]["rate"].as_f64(), Some(20.0));
+        assert_eq!(case["backends"]["cpu"]["hours_left"].as_f64(), Some(0.0));
+    }
+
+    #[test]
+    fn missing_shards_recounts_and_disagreements_are_listed() {
+        let mut records = run();
+        records.remove(0); // case 2, shard 1
+        records.push(recount(&records[0], "r2", 1)); // case 1, shard 0 counted again, alike
+        records.push(recount(&records[2], "r3", 4)); // case 1, shard 2: 3, then 4
+        let status = status(&located(records));
+        assert!(!status.complete);
+        assert!(status.lines.contains(&"in: case 2: 2 of 3 shards in, missing 1".to_string()), "{:?}", status.lines);
+        assert!(status.lines.iter().any(|l| l.starts_with("in: case 1: shard 2 was counted differently")));
+        let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
+        let (one, two) = (&json["cases"][0], &json["cases"][1]);
+        assert_eq!((one["recounted"].as_u64(), one["disagree"].as_u64()), (Some(2), Some(1)));
+        assert_eq!((two["done"].as_u64(), two["missing"].as_str()), (Some(2), Some("1")));
+        assert!((two["work_done"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+        assert!((two["backends"]["cpu"]["hours_left"].as_f64().unwrap() - 10.0 / 20.0 / 3600.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,202 @@
+//! Drills for a record-size run, through the real binary: shards counted again by other
+//! runs (recounts) that the merge checks against the first count, records whose digest
+//! gives away an edit, where each record came from, how far a run is, which shards to
+//! count again, and a summary anyone holding the same part files makes alike.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command as Cmd;
+use predicates::prelude::*;
+
+use crate::common::resealed;
+
+fn nqueen() -> Cmd {
+    Cmd::cargo_bin("nqueen").expect("the binary is built with the tests")
+}
+
+/// Nine cases of boards of 10 to 12, split into M = 6 shards.
+const INPUT: &str = "fixtures/mixed_10_12.in";
+const M: usize = 6;
+
+/// Writes what `nqueen --shard LIST/M INPUT` with `options` prints to `dir/name`.
+fn counted(dir: &Path, name: &str, list: &str, options: &[&str]) -> PathBuf {
+    let out = nqueen().args(options).args(["--shard", &format!("{list}/{M}"), INPUT]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = dir.join(name);
+    std::fs::write(&path, &out.stdout).unwrap();
+    path
+}
+
+/// The first run's parts, one file per shard, and what a plain run prints.
+fn first_run(dir: &Path) -> (Vec<PathBuf>, Vec<u8>) {
+    let parts = (0..M).map(|k| counted(dir, &format!("part-{k}.jsonl"), &k.to_string(), &[])).collect();
+    (parts, nqueen().arg(INPUT).output().unwrap().stdout)
+}
+
+/// `path`'s lines, with line `index` changed by `edit`.
+fn edited(path: &Path, index: usize, edit: impl Fn(&str) -> String) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[index] = edit(&lines[index]);
+    lines.join("\n") + "\n"
+}
+
+/// A record's field, as JSON.
+fn field(line: &str, name: &str) -> serde_json::Value {
+    serde_json::from_str::<serde_json::Value>(line).unwrap()[name].clone()
+}
+
+#[test]
+fn part_records_say_where_when_and_by_which_build_they_were_made() {
+    let out = nqueen().args(["--shard", "1/3", INPUT]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    for name in ["run", "host", "build", "started", "ended", "shard_nodes", "case_nodes", "digest"] {
+        assert!(!field(first, name).is_null(), "no {name} in {first}");
+    }
+    assert!(field(first, "build").as_str().unwrap().starts_with(env!("CARGO_PKG_VERSION")));
+    assert!(field(first, "started").as_str().unwrap().ends_with('Z'));
+    // Every record of one process names the same run; another process, another.
+    let runs: std::collections::HashSet<_> = text.lines().map(|l| field(l, "run")).collect();
+    assert_eq!(runs.len(), 1);
+    let again = nqueen().args(["--shard", "1/3", INPUT]).output().unwrap().stdout;
+    assert_ne!(field(String::from_utf8_lossy(&again).lines().next().unwrap(), "run"), field(first, "run"));
+}
+
+#[test]
+fn a_recount_by_another_run_or_backend_is_taken_once_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, plain) = first_run(dir.path());
+    // Shards 2 and 4 counted again by another process, on one thread.
+    let again = counted(dir.path(), "again.jsonl", "2,4", &["--backend", "cpu", "-j", "1"]);
+    // Shard 5 as the GPU counted it: the merge sees only the record, so one made from the
+    // CPU's recount stands for it on machines without a GPU.
+    let gpu = dir.path().join("gpu.jsonl");
+    let on_gpu = |l: &str| {
+        let (run, backend) = (field(l, "run"), field(l, "backend"));
+        let as_gpu = "\"backend\":\"gpu(NVIDIA H100 80GB HBM3; plain)\"";
+        resealed(l, |b| b.replace(&format!("\"run\":{run}"), "\"run\":\"gpu-run\"").replace(&format!("\"backend\":{backend}"), as_gpu))
+    };
+    let five = counted(dir.path(), "five.jsonl", "5", &[]);
+    let text = std::fs::read_to_string(&five).unwrap();
+    std::fs::write(&gpu, text.lines().map(|l| on_gpu(l) + "\n").collect::<String>()).unwrap();
+    nqueen()
+        .arg("--merge")
+        .args(&parts)
+        .args([&again, &gpu])
+        .assert()
+        .success()
+        .stdout(plain)
+        .stderr(predicate::str::contains("27 shards over 9 cases were counted more than once (27 recounts), and every recount agrees"));
+    // The status says so too.
+    let status = nqueen().args(["--merge", "--status"]).args(&parts).args([&again, &gpu]).output().unwrap();
+    assert!(status.status.success());
+    let text = String::from_utf8(status.stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let case = &json["cases"][0];
+    assert_eq!((case["done"].as_u64(), case["recounted"].as_u64(), case["disagree"].as_u64()), (Some(6), Some(3), Some(0)));
+    assert_eq!(case["backends"]["gpu"]["records"].as_u64(), Some(1));
+    assert!(text.contains("9 of 9 cases complete in 1 input of 6 shards"), "{text}");
+}
+
+#[test]
+fn a_wrong_recount_is_refused_and_named_with_both_counts_origins() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, _) = first_run(dir.path());
+    let again = counted(dir.path(), "again.jsonl", "3", &["--backend", "cpu", "-j", "1"]);
+    // Well-formed, its digest made again, from another host: one solution too many.
+    let wrong = dir.path().join("wrong.jsonl");
+    let off_by_one = |l: &str| {
+        let (count, host) = (field(l, "count").as_u64().unwrap(), field(l, "host"));
+        resealed(l, |b| {
+            let b = b.replacen(&format!("\"count\":{count},"), &format!("\"count\":{},", count + 1), 1);
+            b.replacen(&format!("\"host\":{host}"), "\"host\":\"node-17\"", 1)
+        })
+    };
+    std::fs::write(&wrong, edited(&again, 0, off_by_one)).unwrap();
+    let out = nqueen().arg("--merge").args(&parts).arg(&wrong).output().unwrap();
+    assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(1), &b""[..]), "the case with the wrong shard gets no answer");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("case 1: shard 3 was counted differently: "), "{err}");
+    assert!(
+        err.contains("part-3.jsonl, line 1 (shard 3; host ") && err.contains("wrong.jsonl, line 1 (shard 3; host node-17, cpu("),
+        "{err}"
+    );
+    assert!(err.contains(", build ") && err.contains(" solutions, but "), "{err}");
+    // The status lists it, and the recheck choice takes it.
+    let status = nqueen().args(["--merge", "--status"]).args(&parts).arg(&wrong).output().unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&status.stdout).contains("shard 3 was counted differently"));
+    let chosen = nqueen().args(["--merge", "--recheck", "0"]).args(&parts).arg(&wrong).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&chosen.stdout), "3/6\n");
+}
+
+#[test]
+fn an_edited_record_is_refused_by_its_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, _) = first_run(dir.path());
+    let edited_part = dir.path().join("edited.jsonl");
+    std::fs::write(&edited_part, edited(&parts[1], 0, |l| l.replacen("\"count\":", "\"count\":1", 1))).unwrap();
+    nqueen()
+        .arg("--merge")
+        .args([&parts[0], &edited_part])
+        .args(&parts[2..])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("edited.jsonl, line 1: the record's digest does not match its content"));
+}
+
+#[test]
+fn the_recheck_choice_is_a_shard_list_that_repeats_from_its_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, _) = first_run(dir.path());
+    let choose = |seed: &str, files: &[PathBuf]| {
+        let out = nqueen().args(["--merge", "--recheck", "0.34", "--seed", seed]).args(files).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (list, said) = choose("7", &parts);
+    assert!(said.contains("3 of 6 shards to count again: 3 at random (seed 7), 0 more so that each of 1 host has one"), "{said}");
+    let reversed: Vec<PathBuf> = parts.iter().rev().cloned().collect();
+    assert_eq!(choose("7", &reversed).0, list);
+    // The list is what --shard takes: counting it again is a recount the merge accepts.
+    let again = counted(dir.path(), "again.jsonl", list.trim().trim_end_matches("/6"), &["-j", "1"]);
+    nqueen().arg("--merge").args(&parts).arg(&again).assert().success();
+    // Shards already recounted are not drawn again.
+    let (next, _) = choose("7", &[parts.clone(), vec![again]].concat());
+    let taken = |l: &str| l.trim().trim_end_matches("/6").split(',').map(String::from).collect::<Vec<_>>();
+    assert!(taken(&next).iter().all(|k| !taken(&list).contains(k)), "{list} then {next}");
+    nqueen().args(["--merge", "--recheck", "1.5"]).args(&parts).assert().code(2);
+}
+
+#[test]
+fn anyone_with_the_same_part_files_makes_the_same_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, plain) = first_run(dir.path());
+    let again = counted(dir.path(), "again.jsonl", "0", &["-j", "1"]);
+    let summary = dir.path().join("summary.json");
+    nqueen().arg("--merge").arg("--summary").arg(&summary).args(&parts).arg(&again).assert().success().stdout(plain);
+    // Someone else: the same records, in one file, in another order.
+    let all: String =
+        [vec![again.clone()], parts.iter().rev().cloned().collect()].concat().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    let theirs = dir.path().join("theirs.jsonl");
+    std::fs::write(&theirs, all).unwrap();
+    let their_summary = dir.path().join("their-summary.json");
+    nqueen().arg("--merge").arg("--summary").arg(&their_summary).arg(&theirs).assert().success();
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&their_summary).unwrap());
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["cases"][0]["recounted_shards"].as_u64(), Some(1));
+    assert_eq!(json["cases"][0]["shards"].as_u64(), Some(M as u64));
+    // The records' digest, as the README makes it with standard tools.
+    let mut digests: Vec<String> =
+        std::fs::read_to_string(&theirs).unwrap().lines().map(|l| field(l, "digest").as_str().unwrap().to_string()).collect();
+    digests.sort();
+    let listed: String = digests.iter().map(|d| format!("{d}\n")).collect();
+    let digest: String = <sha2::Sha256 as sha2::Digest>::digest(listed.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(json["records_digest"].as_str(), Some(digest.as_str()));
+    // An incomplete merge writes none.
+    let none = dir.path().join("none.json");
+    nqueen().arg("--merge").arg("--summary").arg(&none).args(&parts[1..]).assert().code(1);
+    assert!(!none.exists());
+}
