@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Writes a synthetic run's part files from one real part file, to time `nqueen --merge`
+at record sizes: the one file's case and end records (of one shard K of M) are copied for
+every shard 0..M-1, as tasks of SHARDS_PER_TASK shards each would write them, each task a
+run of its own on one of HOSTS hosts, with their digests made again (see
+src/parts/digest.rs). The counts are the real shard's, so the total means nothing; the
+records are otherwise what a real run writes.
+
+    nqueen --shard 0/262144 empty_20.in > one.jsonl
+    scripts/synth_parts.py one.jsonl parts/ --per-task 64 --hosts 140
+    /usr/bin/time -v nqueen --merge parts/part-*.jsonl
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+
+
+def sealed(body):
+    """`body` (a record's JSON without its closing brace) with its digest last."""
+    return '%s,"digest":"%s"}\n' % (body, hashlib.sha256(body.encode()).hexdigest())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("part", help="a part file of one shard (its case and end records)")
+    ap.add_argument("out", help="directory for part-T.jsonl, one per task")
+    ap.add_argument("--per-task", type=int, default=64, help="shards per task (SHARDS_PER_TASK)")
+    ap.add_argument("--hosts", type=int, default=140, help="hosts the tasks ran on")
+    args = ap.parse_args()
+    with open(args.part) as f:
+        lines = [line.rstrip("\n") for line in f if line.strip()]
+    # Each record without its digest, with the fields a copy changes as format strings.
+    templates = []
+    for line in lines:
+        body = line[: line.rindex(',"digest":')]
+        shards = json.loads(line)["shards"]
+        body = re.sub(r'"shard":\d+,', '"shard":\0SHARD\0,', body, count=1)
+        body = re.sub(r'"run":"[0-9a-f]+"', '"run":"\0RUN\0"', body, count=1)
+        body = re.sub(r'"host":"[^"]*"', '"host":"\0HOST\0"', body, count=1)
+        templates.append(body)
+    os.makedirs(args.out, exist_ok=True)
+    for task, first in enumerate(range(0, shards, args.per_task)):
+        run = hashlib.sha256(b"task %d" % task).hexdigest()[:32]
+        host = "node-%03d" % (task % args.hosts)
+        with open(os.path.join(args.out, "part-%d.jsonl" % task), "w") as f:
+            for shard in range(first, min(first + args.per_task, shards)):
+                for t in templates:
+                    f.write(sealed(t.replace("\0SHARD\0", str(shard)).replace("\0RUN\0", run).replace("\0HOST\0", host)))
+
+
+if __name__ == "__main__":
+    main()
