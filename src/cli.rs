@@ -34,7 +34,7 @@ pub struct Cli {
 
     /// Which counter to use: auto picks the GPU when one is usable and the board is big
     /// enough to gain from it, else the CPU; gpu sends it every board but those the planner
-    /// counts at once (trees under 20,000 nodes).
+    /// counts at once (trees of under 20,000 nodes, or whose prefixes reach the last row).
     #[arg(short, long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
 

@@ -36,8 +36,9 @@ pub enum BackendChoice {
     Auto,
     /// Always the CPU.
     Cpu,
-    /// The GPU for every board but those the planner counts at once (see
-    /// [`plan::small_count`]); an error when none is usable.
+    /// The GPU for every board but those the planner counts at once: trees under its
+    /// small-tree bound (see [`plan::small_count`]), and trees whose first rows, expanded
+    /// into prefixes, reach the last row. An error when none is usable.
     Gpu,
 }
 
@@ -244,13 +245,15 @@ impl Solver {
         let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
+        // A small board's whole tree was walked by the probe that found it small; prefixes
+        // that reach the last row are each a solution already.
+        let planned_whole = case.small || job.prefixes.depth >= case.plan.n;
         match self.options.backend {
-            BackendChoice::Gpu if !case.small => {
+            BackendChoice::Gpu if !planned_whole => {
                 let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
                 planned.count(self.gpu.wait().map_err(SolveError::Gpu)?, &job, ctl, &mut report)?;
             }
             BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, &job, ctl, &mut report)?,
-            // A small board's whole tree was walked by the probe that found it small.
             BackendChoice::Cpu | BackendChoice::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
         report.count += part.counted_before.solutions;

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use nqueen::board::Board;
 use predicates::prelude::*;
 
 fn nqueen() -> Command {
@@ -245,17 +246,20 @@ fn asking_for_the_gpu_without_one_exits_3_with_a_reason_after_the_boards_the_pla
             "a GPU is present, so --backend gpu succeeds",
         );
     }
-    // The sample's boards are under the planner's small-tree bound: counted where they are
-    // planned. Empty 14x14 needs the GPU, and the run stops there.
-    let input = ["fixtures/sample.in", "fixtures/bench/empty_14.in", "fixtures/sample.in"]
-        .map(|f| std::fs::read_to_string(f).unwrap().replace("\n0\n", "\n"))
-        .concat();
+    // The sample's boards are under the planner's small-tree bound, and empty 10x10's first
+    // rows expand to its last: counted where they are planned. Empty 14x14 needs the GPU,
+    // and the run stops there.
+    let empty_10 = Board::empty(10).unwrap().to_text();
+    let input =
+        [std::fs::read_to_string("fixtures/sample.in").unwrap(), empty_10, std::fs::read_to_string("fixtures/bench/empty_14.in").unwrap()]
+            .map(|text| text.replace("\n0\n", "\n"))
+            .concat();
     nqueen()
         .args(["--backend", "gpu"])
         .write_stdin(input)
         .assert()
         .code(3)
-        .stdout("Case 1: 92\nCase 2: 1\n")
+        .stdout("Case 1: 92\nCase 2: 1\nCase 3: 724\n")
         .stderr(predicate::str::contains("--backend gpu:").and(predicate::str::contains("panicked").not()));
 }
 
