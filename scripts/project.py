@@ -67,23 +67,24 @@ def run(args):
                 # A shard's stats line follows its record, so it is in by the next record.
                 nonlocal pending, written
                 stats = {int(m.group(1)): m.group(2) for m in re.finditer(r'shard (\d+)/\d+: (.*)', errors.read_text())}
-                for r in pending:
+                for r, line in pending:
                     s = stats.get(r['shard'])
                     if s is None and not final:
                         continue
-                    out.write(json.dumps(row(args, r, s or '')) + '\n')
+                    out.write(json.dumps(row(args, r, s or '', line)) + '\n')
                     written += 1
                 out.flush()
-                pending = [r for r in pending if r['shard'] not in stats and not final]
+                pending = [(r, line) for r, line in pending if r['shard'] not in stats and not final]
 
             ends = []
+            # Records are kept as the lines nqueen wrote: their digests are of those lines.
             for line in proc.stdout:
                 r = json.loads(line)
                 if r['record'] == 'case':
                     write(False)
-                    pending.append(r)
+                    pending.append((r, line.rstrip('\n')))
                 else:
-                    ends.append(r)
+                    ends.append(line.rstrip('\n'))
             status = proc.wait()
             write(True)
             # The end of the input, for each shard: what a merge needs besides the cases.
@@ -95,14 +96,15 @@ def run(args):
         return status
 
 
-def row(args, record, stats):
-    """One shard's line of the results file, from its part record and --stats line."""
+def row(args, record, stats, line):
+    """One shard's line of the results file, from its part record (parsed, and as the
+    `line` nqueen wrote) and --stats line."""
     kernel = re.search(r'kernel=([0-9.]+)s', stats)
     device = re.search(r'backend=(\w+)\(([^;)]*)', stats)
     return {'n': args.n, 'shards': args.m, 'shard': record['shard'], 'count': record['count'], 'nodes': record['nodes'],
             'seconds': record['seconds'], 'kernel': float(kernel.group(1)) if kernel else None,
             'device': f'{device.group(1)}: {device.group(2)}' if device else record['backend'], 'seed': args.seed,
-            'part': record}
+            'part': line}
 
 
 def mean_ci(xs):
@@ -176,7 +178,9 @@ def parts(args):
         for line in open(f):
             r = json.loads(line) if line.strip() else {}
             if 'part' in r or 'end' in r:
-                print(json.dumps(r.get('part') or r['end'], separators=(',', ':')))
+                record = r.get('part') or r['end']
+                # Lines as nqueen wrote them; records of format 1 were kept parsed.
+                print(record if isinstance(record, str) else json.dumps(record, separators=(',', ':')))
     return 0
 
 
