@@ -26,10 +26,13 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
     }
     if unreadable {
         outcome.note(Failure::BadInput);
-    } else if records.is_empty() {
+    }
+    if records.is_empty() {
         // A glob that matched nothing, say: a merge of nothing is no answer.
-        let named = inputs.iter().map(Input::name).collect::<Vec<_>>().join(", ");
-        sink.say(format_args!("no part records in {named}: expected the JSON lines that --shard runs write"));
+        if !unreadable {
+            let named = inputs.iter().map(Input::name).collect::<Vec<_>>().join(", ");
+            sink.say(format_args!("no part records in {named}: expected the JSON lines that --shard runs write"));
+        }
         return outcome.note(Failure::BadInput);
     }
     match merging {
