@@ -200,3 +200,32 @@ fn anyone_with_the_same_part_files_makes_the_same_summary() {
     nqueen().arg("--merge").arg("--summary").arg(&none).args(&parts[1..]).assert().code(1);
     assert!(!none.exists());
 }
+
+#[test]
+fn a_real_gpu_run_with_a_cpu_recount_merges_into_oeis_and_its_published_summary() {
+    // Empty 22x22 in 64 shards on two H100s, 4 shards counted again on the host's CPU
+    // (scripts/gpu/recount_drill.sh 22 64 0.05), with the summary written there.
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.json");
+    let parts = "fixtures/parts/empty_22.recounted.jsonl";
+    let q22 = crate::common::a000170()[21];
+    nqueen()
+        .args(["--merge", "--summary"])
+        .arg(&summary)
+        .arg(parts)
+        .assert()
+        .success()
+        .stdout(format!("Case 1: {q22}\n"))
+        .stderr(predicate::str::contains("4 shards over 1 case were counted more than once (4 recounts), and every recount agrees"));
+    assert_eq!(
+        std::fs::read_to_string(&summary).unwrap(),
+        std::fs::read_to_string("fixtures/parts/empty_22.recounted.summary.json").unwrap()
+    );
+    let records = std::fs::read_to_string(parts).unwrap();
+    let backends: std::collections::BTreeSet<String> = records
+        .lines()
+        .filter(|l| l.contains("\"record\":\"case\""))
+        .map(|l| field(l, "backend").as_str().unwrap()[..3].to_string())
+        .collect();
+    assert_eq!(backends.into_iter().collect::<Vec<_>>(), ["cpu", "gpu"]);
+}
