@@ -229,3 +229,32 @@ fn a_real_gpu_run_with_a_cpu_recount_merges_into_oeis_and_its_published_summary(
         .collect();
     assert_eq!(backends.into_iter().collect::<Vec<_>>(), ["cpu", "gpu"]);
 }
+
+#[test]
+fn records_of_the_first_format_still_merge_and_a_new_run_may_recount_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (parts, plain) = first_run(dir.path());
+    // Shards 0 to 2 as the first format wrote them: no provenance, no digest.
+    let old_format = |line: &str| {
+        let mut record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let fields = record.as_object_mut().unwrap();
+        for name in ["run", "host", "build", "started", "ended", "shard_nodes", "case_nodes", "digest"] {
+            fields.remove(name);
+        }
+        fields.insert("format".into(), 1.into());
+        record.to_string()
+    };
+    let mut files = Vec::new();
+    for (k, part) in parts.iter().enumerate() {
+        let path = dir.path().join(format!("mixed-{k}.jsonl"));
+        let text = std::fs::read_to_string(part).unwrap();
+        let lines: String = text.lines().map(|l| if k < 3 { old_format(l) } else { l.to_string() } + "\n").collect();
+        std::fs::write(&path, lines).unwrap();
+        files.push(path);
+    }
+    nqueen().arg("--merge").args(&files).assert().success().stdout(plain.clone());
+    // The same old records given twice are a repeat; a new run's recount of them is not.
+    nqueen().arg("--merge").args(&files).arg(&files[1]).assert().code(1).stderr(predicate::str::contains("counted twice by the same run"));
+    let again = counted(dir.path(), "again.jsonl", "1", &["-j", "1"]);
+    nqueen().arg("--merge").args(&files).arg(&again).assert().success().stdout(plain);
+}
