@@ -45,6 +45,9 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
             }
         }
         Merging::Recheck { share, seed } => match recheck::choose(&records, *share, *seed) {
+            Ok(chosen) if chosen.shards.is_empty() => {
+                sink.say(format_args!("no shard to count again: every shard counted is recounted already, or the share is 0"));
+            }
             Ok(chosen) => {
                 lines(&[chosen.shard_list()], sink, outcome);
                 sink.say(format_args!(
