@@ -46,7 +46,7 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
         }
         Merging::Recheck { share, seed } => match recheck::choose(&records, *share, *seed) {
             Ok(chosen) if chosen.shards.is_empty() => {
-                sink.say(format_args!("no shard to count again: every shard counted is recounted already, or the share is 0"));
+                sink.say(format_args!("no shard to count again: the share draws none (a share of 0, or none left counted once), every host has a shard recounted, and no records disagree"));
             }
             Ok(chosen) => {
                 lines(&[chosen.shard_list()], sink, outcome);
