@@ -108,6 +108,14 @@ pub struct UniquePart {
     pub fixed: u128,
 }
 
+impl CaseRecord {
+    /// Which kind of counter counted it: its backend without the device, "cpu" or "gpu"
+    /// ("checkpoint" where an earlier run's checkpoint held the count).
+    pub fn backend_kind(&self) -> &str {
+        self.backend.split('(').next().unwrap_or_default()
+    }
+}
+
 impl From<crate::unique::Fixed> for UniquePart {
     fn from(f: crate::unique::Fixed) -> UniquePart {
         UniquePart { group: f.group, fixed: f.solutions }

@@ -72,23 +72,17 @@ impl<'a> ByShard<'a> {
         missing
     }
 
-    /// The first shard with two records from one run: the same record given twice (for
-    /// records of format 1, which name no run, any two).
+    /// The first shard with two records from one run (see [`repeat_in`]).
     pub fn repeated(&self) -> Option<Clash<'a>> {
         self.groups().find_map(|group| {
-            group.iter().enumerate().find_map(|(i, a)| {
-                let b = group[i + 1..].iter().find(|b| b.record.run() == a.record.run())?;
-                Some(Clash { shard: a.record.shard().0, first: a, second: b })
-            })
+            let (first, second) = repeat_in(group)?;
+            Some(Clash { shard: first.record.shard().0, first, second })
         })
     }
 
-    /// The first shard whose records do not all agree with its first by `same`.
-    pub fn disagreement(&self, same: impl Fn(&Record, &Record) -> bool) -> Option<Clash<'a>> {
-        self.groups().find_map(|group| {
-            let other = group[1..].iter().find(|b| !same(&group[0].record, &b.record))?;
-            Some(Clash { shard: group[0].record.shard().0, first: group[0], second: other })
-        })
+    /// The first shard whose records do not all agree with its first (see [`agree`]).
+    pub fn disagreement(&self) -> Option<Clash<'a>> {
+        self.groups().find_map(|group| Some(Clash { shard: group[0].record.shard().0, first: group[0], second: dissent_in(group)? }))
     }
 
     /// How many shards have more than one record, and how many records beyond the first.
@@ -102,18 +96,25 @@ impl<'a> ByShard<'a> {
     }
 }
 
-/// Whether two case records of one shard count the same: the same solutions, and the same
-/// part of the unique count.
-pub fn same_count(a: &Record, b: &Record) -> bool {
-    match (a, b) {
-        (Record::Case(a), Record::Case(b)) => a.count == b.count && a.unique == b.unique,
-        _ => false,
-    }
+/// Two records of one shard's `group` from one run, the first such pair: the same record
+/// given twice (for records of format 1, which name no run, any two).
+pub fn repeat_in<'a>(group: &[&'a Located]) -> Option<(&'a Located, &'a Located)> {
+    group.iter().enumerate().find_map(|(i, a)| Some((*a, *group[i + 1..].iter().find(|b| b.record.run() == a.record.run())?)))
 }
 
-/// Whether two end records of one shard end the input alike.
-pub fn same_end(a: &Record, b: &Record) -> bool {
-    matches!((a, b), (Record::End(a), Record::End(b)) if a.cases == b.cases && a.error == b.error)
+/// The first record of one shard's `group` that does not agree with the group's first.
+pub fn dissent_in<'a>(group: &[&'a Located]) -> Option<&'a Located> {
+    group[1..].iter().copied().find(|b| !agree(&group[0].record, &b.record))
+}
+
+/// Whether two records of one shard say the same: case records the same solutions and the
+/// same part of the unique count, end records the same end of the input.
+pub fn agree(a: &Record, b: &Record) -> bool {
+    match (a, b) {
+        (Record::Case(a), Record::Case(b)) => a.count == b.count && a.unique == b.unique,
+        (Record::End(a), Record::End(b)) => a.cases == b.cases && a.error == b.error,
+        _ => false,
+    }
 }
 
 /// The case record `located` holds, if it is one.
@@ -213,7 +214,7 @@ mod tests {
         let shards = &ledger.inputs[&0].cases[&1];
         assert_eq!(shards.missing(4), vec![1, 3]);
         assert_eq!(shards.recounts(), (1, 2));
-        assert!(shards.repeated().is_none() && shards.disagreement(same_count).is_none());
+        assert!(shards.repeated().is_none() && shards.disagreement().is_none());
         assert_eq!(shards.firsts().map(|r| r.line).collect::<Vec<_>>(), vec![2, 1]);
 
         let records = located(vec![case(0, 1, 2, 4, 5), from_run(case(0, 1, 2, 4, 6), "r2"), case(0, 1, 2, 4, 5)]);
@@ -221,7 +222,7 @@ mod tests {
         let shards = &ledger.inputs[&0].cases[&1];
         let twice = shards.repeated().unwrap();
         assert_eq!((twice.shard, twice.first.line, twice.second.line), (2, 1, 3));
-        let differ = shards.disagreement(same_count).unwrap();
+        let differ = shards.disagreement().unwrap();
         assert_eq!((differ.first.line, differ.second.line), (1, 2));
     }
 

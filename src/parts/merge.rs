@@ -82,8 +82,7 @@ pub fn clash(file: &str, what: &str, by_shard: &ByShard<'_>) -> Option<String> {
     if let Some(Clash { shard, first, second }) = by_shard.repeated() {
         return Some(format!("{file}: {what}: shard {shard} was counted twice by the same run: {} and {}", first.place(), second.place()));
     }
-    let same = if what == END { ledger::same_end } else { ledger::same_count };
-    let Clash { shard, first, second } = by_shard.disagreement(same)?;
+    let Clash { shard, first, second } = by_shard.disagreement()?;
     Some(format!(
         "{file}: {what}: shard {shard} was counted differently: {} says {}, but {} says {}",
         first.origin(),

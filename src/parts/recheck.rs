@@ -54,10 +54,8 @@ pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, Str
         for by_shard in input.cases.values().chain([&input.ends]) {
             for group in by_shard.groups() {
                 let shard = shards.entry(group[0].record.shard().0).or_default();
-                let same = if ledger::case(group[0]).is_some() { ledger::same_count } else { ledger::same_end };
-                let runs: BTreeSet<_> = group.iter().map(|r| r.record.run()).collect();
-                shard.disagrees |= runs.len() < group.len() || group.iter().any(|r| !same(&group[0].record, &r.record));
-                shard.recounted |= runs.len() > 1;
+                shard.disagrees |= ledger::repeat_in(group).is_some() || ledger::dissent_in(group).is_some();
+                shard.recounted |= group.iter().any(|r| r.record.run() != group[0].record.run());
                 shard.hosts.extend(group.iter().map(|r| r.record.host().to_string()));
             }
         }

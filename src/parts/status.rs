@@ -133,7 +133,7 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
     let mut backends: BTreeMap<String, BackendStatus> = BTreeMap::new();
     let mut timed: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     for (r, c) in by_shard.all().iter().zip(&records) {
-        let kind = c.backend.split('(').next().unwrap_or_default().to_string();
+        let kind = c.backend_kind().to_string();
         let b = backends.entry(kind.clone()).or_default();
         b.records += 1;
         b.seconds += c.seconds;
@@ -147,11 +147,8 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
         b.rate = Some(nodes / seconds);
         b.hours_left = left.map(|l| l / (nodes / seconds) / 3600.0);
     }
-    let disagree = by_shard.groups().filter(|g| g.iter().any(|r| !ledger::same_count(&g[0].record, &r.record))).count();
-    let repeated = by_shard
-        .groups()
-        .filter(|g| g.iter().enumerate().any(|(i, a)| g[i + 1..].iter().any(|b| b.record.run() == a.record.run())))
-        .count();
+    let disagree = by_shard.groups().filter(|g| ledger::dissent_in(g).is_some()).count();
+    let repeated = by_shard.groups().filter(|g| ledger::repeat_in(g).is_some()).count();
     let (recounted, recounts) = by_shard.recounts();
     CaseStatus {
         input: index,

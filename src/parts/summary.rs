@@ -75,7 +75,7 @@ pub fn summary(records: &[Located]) -> Result<String, String> {
             let (recounted_shards, recount_records) = by_shard.recounts();
             let mut by_backend: BTreeMap<String, Vec<f64>> = BTreeMap::new();
             for c in &all {
-                by_backend.entry(c.backend.split('(').next().unwrap_or_default().to_string()).or_default().push(c.seconds);
+                by_backend.entry(c.backend_kind().to_string()).or_default().push(c.seconds);
             }
             // Summed in sorted order, so that the sum does not depend on the records' order.
             let seconds = by_backend
