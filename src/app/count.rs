@@ -8,6 +8,8 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use serde::de::IgnoredAny;
+
 use super::answer::answer_line;
 use super::dry_run;
 use super::read_ahead::ReadAhead;
@@ -283,7 +285,7 @@ impl Counter<'_> {
             ended: Some(provenance::utc(SystemTime::now())),
             shard_nodes: counted.estimate.map(|e| e.0),
             case_nodes: counted.estimate.map(|e| e.1),
-            digest: None,
+            digest: IgnoredAny,
         };
         Ok(Record::Case(Box::new(record)).to_line().trim_end().to_string())
     }
@@ -378,7 +380,7 @@ impl Counter<'_> {
                 run: Some(self.provenance.run.clone()),
                 host: Some(self.provenance.host.clone()),
                 build: Some(self.provenance.build.clone()),
-                digest: None,
+                digest: IgnoredAny,
             };
             sink.line(Record::End(record).to_line().trim_end())?;
         }
