@@ -98,7 +98,7 @@ fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink
         sink.say(format_args!("no summary written to {}: the merge is not complete", path.display()));
         return;
     }
-    match summary::summary(records).map(|text| write_whole(path, &text)) {
+    match summary::summary(records, &merged).map(|text| write_whole(path, &text)) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => {
             sink.say(format_args!("cannot write the summary to {}: {e}", path.display()));

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::ledger::{self, Ledger};
-use super::merge::merge;
+use super::merge::Merged;
 use super::{digest, Located};
 
 /// The summary's format.
@@ -59,12 +59,11 @@ struct CaseSummary {
     seconds: BTreeMap<String, f64>,
 }
 
-/// The summary of `records` as one JSON document (with a final newline); an error, saying
-/// why, where they do not merge into every case's answer.
-pub fn summary(records: &[Located]) -> Result<String, String> {
-    let merged = merge(records);
-    if let Some(problem) = merged.problem {
-        return Err(problem);
+/// The summary of `records`, which merged into `merged`, as one JSON document (with a
+/// final newline); an error, saying why, where they do not merge into every case's answer.
+pub fn summary(records: &[Located], merged: &Merged) -> Result<String, String> {
+    if let Some(problem) = &merged.problem {
+        return Err(problem.clone());
     }
     let ledger = Ledger::new(records)?;
     let mut cases = Vec::new();
@@ -111,8 +110,8 @@ pub fn summary(records: &[Located]) -> Result<String, String> {
     let summary = Summary {
         record: "summary",
         format: FORMAT,
-        answers: merged.answers,
-        input_errors: merged.input_errors,
+        answers: merged.answers.clone(),
+        input_errors: merged.input_errors.clone(),
         cases,
         builds: records.iter().map(|r| r.record.build().to_string()).collect::<BTreeSet<_>>().into_iter().collect(),
         records: records.len(),
@@ -125,23 +124,29 @@ pub fn summary(records: &[Located]) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::merge::merge;
     use super::super::merge::tests::{recount, run};
     use super::super::tests::located;
+    use super::super::Record;
     use super::*;
 
     #[test]
     fn the_same_records_in_any_order_make_the_same_summary() {
         let mut records = run();
         records.push(recount(&records[5], "r2", 2));
-        let text = summary(&located(records.clone())).unwrap();
+        let summarised = |records: Vec<Record>| {
+            let located = located(records);
+            summary(&located, &merge(&located))
+        };
+        let text = summarised(records.clone()).unwrap();
         records.reverse();
-        assert_eq!(summary(&located(records.clone())).unwrap(), text);
+        assert_eq!(summarised(records.clone()).unwrap(), text);
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(json["answers"], serde_json::json!(["Case 1: 6", "Case 2: 12"]));
         assert_eq!((json["records"].as_u64(), json["cases"][0]["recounted_shards"].as_u64()), (Some(10), Some(1)));
         assert_eq!((json["cases"][0]["runs"].as_u64(), json["cases"][0]["hosts"].as_u64()), (Some(2), Some(2)));
         // A disagreeing recount makes no summary.
         records.push(recount(&records[0], "r3", 99));
-        assert!(summary(&located(records)).unwrap_err().contains("counted differently"));
+        assert!(summarised(records).unwrap_err().contains("counted differently"));
     }
 }
