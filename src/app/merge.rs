@@ -39,8 +39,7 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
         Merging::Answers { summary } => answers(&records, summary.as_deref(), sink, outcome),
         Merging::Status => {
             let status = status::status(&records);
-            lines(&status.lines, sink, outcome);
-            if !status.complete {
+            if lines(&status.lines, sink, outcome) && !status.complete {
                 outcome.note(Failure::BadInput);
             }
         }
@@ -73,7 +72,9 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
 /// writes the summary to publish to that file.
 fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
     let merged = merge::merge(records);
-    lines(&merged.answers, sink, outcome);
+    if !lines(&merged.answers, sink, outcome) {
+        return;
+    }
     for error in &merged.input_errors {
         sink.say(format_args!("{error}"));
         outcome.note(Failure::BadInput);
@@ -111,13 +112,15 @@ fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink
     }
 }
 
-/// Writes `lines` to the answers, noting in `outcome` if they cannot be.
-fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+/// Writes `lines` to the answers; false, noted in `outcome`, where the run stops there.
+fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) -> bool {
     for line in lines {
         if let Err(stop) = sink.line(line) {
-            return outcome.stopped(stop);
+            outcome.stopped(stop);
+            return false;
         }
     }
+    true
 }
 
 /// Writes `text` to `path` whole or not at all: to a file beside it, then renamed.
