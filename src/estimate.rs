@@ -16,6 +16,19 @@ pub fn tree(rows: &[u32], dives: u32) -> f64 {
     (0..dives).map(|_| d.dive(rows, &[], Start::default(), 0)).sum::<f64>() / dives as f64
 }
 
+/// Knuth's estimate of the nodes in each row of the board `rows` (with due columns `due`
+/// if any): entry `r` is the expected number of queens the search places in row `r`, from
+/// `dives` dives.
+pub fn per_row(rows: &[u32], due: &[u32], dives: u32) -> Vec<f64> {
+    let mut d = Dives::new(SEED);
+    let mut sums = vec![0.0; rows.len()];
+    for _ in 0..dives {
+        d.dive_rows(rows, due, |r, width| sums[r] += width);
+    }
+    sums.iter_mut().for_each(|s| *s /= f64::from(dives.max(1)));
+    sums
+}
+
 /// Where a dive begins: the columns taken and the diagonals attacking row `row`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Start {
@@ -42,7 +55,19 @@ impl Dives {
     /// a leaf, taking a random branch at each row: the sum of the products of the branching
     /// factors met.
     pub fn dive(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize) -> f64 {
-        let (mut total, mut width) = (0.0, 1.0);
+        let mut total = 0.0;
+        self.dive_from(rows, due, at, row, |_, width| total += width);
+        total
+    }
+
+    /// One dive from the top of `rows`, calling `seen(r, width)` with the product of the
+    /// branching factors down to each row `r` it reaches.
+    fn dive_rows(&mut self, rows: &[u32], due: &[u32], seen: impl FnMut(usize, f64)) {
+        self.dive_from(rows, due, Start::default(), 0, seen)
+    }
+
+    fn dive_from(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize, mut seen: impl FnMut(usize, f64)) {
+        let mut width = 1.0;
         let Start { mut cols, mut ld, mut rd } = at;
         for (r, &free) in rows.iter().enumerate().skip(row) {
             let mut avail = next_cells(free, due.get(r).copied().unwrap_or(0), cols, ld, rd);
@@ -51,14 +76,13 @@ impl Dives {
                 break;
             }
             width *= k as f64;
-            total += width;
+            seen(r, width);
             for _ in 0..self.0.below(k as u64) {
                 avail &= avail - 1;
             }
             let bit = avail & avail.wrapping_neg();
             (cols, ld, rd) = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
         }
-        total
     }
 }
 

@@ -75,6 +75,10 @@ pub struct CaseRecord {
     pub nodes: u128,
     pub backend: String,
     pub seconds: f64,
+    /// How the last rows were counted: "search", or "join(k=K)" against a table of the last
+    /// K rows (see [`crate::table`]). Records of earlier builds have none: they searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     /// With `--unique`: what the shard adds to the case's unique count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<UniquePart>,
@@ -115,6 +119,12 @@ impl CaseRecord {
     /// ("checkpoint" where an earlier run's checkpoint held the count).
     pub fn backend_kind(&self) -> &str {
         self.backend.split('(').next().unwrap_or_default()
+    }
+
+    /// How its last rows were counted, without the band's height: "search" (also for
+    /// records of builds that had no other way) or "join".
+    pub fn method_kind(&self) -> &str {
+        self.method.as_deref().map_or("search", |m| m.split('(').next().unwrap_or_default())
     }
 }
 
@@ -326,6 +336,7 @@ mod tests {
             nodes: 1,
             backend: "cpu".into(),
             seconds: 0.5,
+            method: None,
             unique: None,
             run: Some("r1".into()),
             host: Some("h".into()),

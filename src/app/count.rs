@@ -261,6 +261,7 @@ impl Counter<'_> {
         };
         let (backend, seconds) =
             counted.report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.to_string(), r.elapsed.as_secs_f64()));
+        let method = counted.report.as_ref().map(Report::method);
         let record = CaseRecord {
             record: Kind::Case,
             format: FORMAT,
@@ -277,6 +278,7 @@ impl Counter<'_> {
             nodes: counted.tally.nodes,
             backend,
             seconds,
+            method,
             unique: self.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),

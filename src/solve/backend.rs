@@ -21,7 +21,7 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     let threads = rayon::current_num_threads();
     ctl.begin(part.work_before, part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
     for unit in &units {
-        let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), schedule, ctl)?;
+        let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), schedule, job.table.as_deref(), ctl)?;
         report.count += tally.solutions;
         report.nodes += tally.nodes;
         if let Some(record) = part.record {
@@ -31,6 +31,7 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     let search = cpu::search_name(plan, depth);
     let plural = if threads == 1 { "" } else { "s" };
     report.backend = format!("cpu({threads} thread{plural}, {schedule:?}, {search})").to_lowercase().into();
+    report.table = job.table.as_ref().map(|t| t.sizes());
     Ok(())
 }
 

@@ -6,6 +6,7 @@ mod common;
 
 mod cli;
 mod compare;
+mod join;
 mod kernel_on_cpu;
 mod oracle;
 mod parse;

@@ -1,0 +1,211 @@
+//! Whether a plan's last rows are searched or joined, on how many rows, and which boards:
+//! the choice `--method` leaves to the model, and the model.
+//!
+//! For each board and each band of `k` rows, random dives (Knuth's estimate) give the
+//! nodes the search would visit in each row, hence the nodes above the band, the partial
+//! boards that reach it (the joins) and the nodes below it; dives down the band alone give
+//! its placements over every set of columns. From those, and the measured cost of each step
+//! on the CPU's instruction set ([`Costs`]), the time of both ways to count each board, and
+//! the table's bytes. A board is joined where its join is faster; `k` is the one that makes
+//! the whole count fastest within the memory bound.
+
+use super::batch::Batch;
+use super::join::{memo_entries, planes_from, Joiner};
+use super::rank::binom;
+use super::Table;
+use crate::estimate;
+use crate::isa::Isa;
+use crate::plan::Plan;
+
+/// How the CPU counts a board's last rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// Whichever the model says is faster.
+    #[default]
+    Auto,
+    /// Searched to the end.
+    Search,
+    /// Joined against a table, on every board the table can take.
+    Join,
+}
+
+/// The model's choice for a plan: bands of `k` rows, and which boards are joined.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub k: usize,
+    pub joined: Vec<bool>,
+    /// The estimated thread-seconds of the count with this choice, and by the search.
+    pub seconds: f64,
+    pub search_seconds: f64,
+    /// The estimated bytes of the table.
+    pub bytes: f64,
+}
+
+/// What each step costs one thread on an instruction set, in nanoseconds, as measured on
+/// the benchmark boards (a Xeon with AVX-512; `BENCHMARKS.md`).
+#[derive(Clone, Copy, Debug)]
+pub struct Costs {
+    /// A node of the search to the end.
+    pub search_node: f64,
+    /// A node of the search above the band.
+    pub top_node: f64,
+    /// Gathering, sorting and handing out a partial board that reaches the band.
+    pub request: f64,
+    /// Making one placement of a set, with one row of the band searched (see
+    /// [`super::build`]), and more for each further row searched.
+    pub build_entry: (f64, f64),
+    /// Making a set, besides its placements.
+    pub build_set: f64,
+    /// A join against a set of entries: fixed and per placement.
+    pub entries: (f64, f64),
+    /// A join against a set of planes: fixed and per word of a plane.
+    pub planes: (f64, f64),
+}
+
+impl Costs {
+    /// The costs on `isa` (`None`: the scalar code).
+    pub fn of(isa: Option<Isa>) -> Costs {
+        match isa {
+            Some(Isa::Avx512) => Costs {
+                search_node: 1.5,
+                top_node: 5.0,
+                request: 15.0,
+                build_entry: (6.0, 3.0),
+                build_set: 600.0,
+                entries: (1.0, 0.035),
+                planes: (14.0, 0.45),
+            },
+            Some(Isa::Avx2) => Costs {
+                search_node: 4.5,
+                top_node: 5.0,
+                request: 15.0,
+                build_entry: (7.0, 4.0),
+                build_set: 700.0,
+                entries: (1.0, 0.058),
+                planes: (19.0, 1.3),
+            },
+            None => Costs {
+                search_node: 7.5,
+                top_node: 5.0,
+                request: 15.0,
+                build_entry: (9.0, 6.0),
+                build_set: 800.0,
+                entries: (1.0, 0.8),
+                planes: (30.0, 6.0),
+            },
+        }
+    }
+
+    /// One join against a set of `m` placements, in the form the table keeps it in.
+    fn join(&self, m: f64, planes_from: usize) -> f64 {
+        if m < planes_from as f64 {
+            self.entries.0 + self.entries.1 * m
+        } else {
+            let words = (m / 64.0).ceil();
+            let words = if words <= 8.0 { words } else { (words / 8.0).ceil() * 8.0 };
+            self.planes.0 + self.planes.1 * words
+        }
+    }
+}
+
+/// The rows a band may have on `plan` whose prefixes are at row `depth`: at least two, and
+/// at least one row searched between the prefixes and the band.
+pub fn rows_allowed(plan: &Plan, depth: usize) -> std::ops::RangeInclusive<usize> {
+    2..=plan.n.saturating_sub(depth + 1)
+}
+
+/// Random dives per board, at most, over every board of a plan.
+const DIVES: u32 = 16_384;
+/// How much faster than the search the model must find the join to choose it: its
+/// estimates are rough.
+const MARGIN: f64 = 0.85;
+
+/// One board's estimates: the search's nodes in each row, from the prefixes' row on.
+struct Board {
+    rows: Vec<f64>,
+}
+
+/// What the choice at each band's height weighs.
+struct Ground<'a> {
+    plan: &'a Plan,
+    depth: usize,
+    boards: Vec<Board>,
+    method: Method,
+    bound: usize,
+    threads: usize,
+    isa: Option<Isa>,
+    costs: Costs,
+}
+
+/// What `method` makes of `plan`, whose prefixes are at row `depth`, for a count of `share`
+/// of the plan's work (a shard's, say) by `threads` threads within `bound` bytes on `isa`:
+/// `None` to search.
+pub fn choose(plan: &Plan, depth: usize, share: f64, method: Method, bound: usize, threads: usize, isa: Option<Isa>) -> Option<Choice> {
+    if method == Method::Search || rows_allowed(plan, depth).is_empty() {
+        return None;
+    }
+    let dives = (DIVES / plan.boards.len().max(1) as u32).clamp(32, 2048);
+    let boards = plan
+        .boards
+        .iter()
+        .zip(&plan.due)
+        .map(|(rows, due)| Board { rows: estimate::per_row(rows, due, dives).iter().map(|r| r * share).collect() })
+        .collect();
+    let ground = Ground { plan, depth, boards, method, bound, threads, isa, costs: Costs::of(isa) };
+    let search = ground.boards.iter().map(|b| ground.search(b)).sum::<f64>();
+    let best = rows_allowed(plan, depth).filter_map(|k| ground.at(k)).min_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
+    let best = Choice { search_seconds: search * 1e-9, ..best };
+    (method == Method::Join || best.seconds < MARGIN * best.search_seconds).then_some(best)
+}
+
+impl Ground<'_> {
+    /// The nanoseconds the search to the end takes on `board`.
+    fn search(&self, board: &Board) -> f64 {
+        board.rows[self.depth..self.plan.n - 2].iter().sum::<f64>() * self.costs.search_node
+    }
+
+    /// The choice with bands of `k` rows: the boards of each band (see [`Table::bands_of`])
+    /// joined where that is faster for the band as a whole (every board with
+    /// [`Method::Join`]); `None` where the table would not fit the bound.
+    fn at(&self, k: usize) -> Option<Choice> {
+        let (plan, costs) = (self.plan, &self.costs);
+        let n = plan.n;
+        let top = n - k;
+        let planes_from = planes_from(self.isa);
+        let round = super::round(self.bound) as f64;
+        let all_joins: f64 = self.boards.iter().map(|b| b.rows[top - 1]).sum();
+        let memo = memo_entries(self.bound, self.threads);
+        let fixed = (self.threads * Joiner::memo_bytes(n, k, memo)) as f64 + Batch::bytes(1) as f64 * round.min(all_joins);
+        let searched_rows = (k - Joiner::kept_rows(n, k, memo)) as f64;
+        let build_entry = costs.build_entry.0 + costs.build_entry.1 * (searched_rows - 1.0);
+        let everyone = vec![true; plan.boards.len()];
+        let (bands, of_board) = Table::bands_of(plan, k, &everyone);
+        let (mut seconds, mut bytes, mut joined, mut used) = (0.0, fixed, vec![false; plan.boards.len()], 0);
+        for (b, band) in bands.iter().enumerate() {
+            let boards: Vec<usize> = (0..plan.boards.len()).filter(|&i| of_board[i] == b as u32).collect();
+            let search: f64 = boards.iter().map(|&i| self.search(&self.boards[i])).sum();
+            let above: f64 = boards.iter().map(|&i| self.boards[i].rows[self.depth..top].iter().sum::<f64>()).sum();
+            let joins: f64 = boards.iter().map(|&i| self.boards[i].rows[top - 1]).sum();
+            let columns = band.iter().fold(0, |m, r| m | r).count_ones() as usize;
+            let sets = f64::from(binom(columns.min(32), k)).max(1.0);
+            let per_set = estimate::per_row(band, &[], 64).last().copied().unwrap_or(0.0) / sets;
+            let reached = sets * (1.0 - (-joins / sets).exp());
+            let built = reached * per_set;
+            let join = above * costs.top_node
+                + joins * (costs.request + costs.join(per_set, planes_from))
+                + built * build_entry
+                + reached * costs.build_set;
+            let take = self.method == Method::Join || join < search;
+            if take {
+                let entry_bytes = if per_set < planes_from as f64 { 8.0 } else { n as f64 / 4.0 };
+                bytes += built * entry_bytes + sets * 8.0;
+                boards.iter().for_each(|&i| joined[i] = true);
+                used += 1;
+            }
+            seconds += if take { join } else { search };
+        }
+        let keys_fit = u64::from(binom(n, k)) * used.max(1) as u64 <= u64::from(u32::MAX);
+        let fits = bytes <= self.bound as f64 && keys_fit;
+        (fits && used > 0).then_some(Choice { k, joined, seconds: seconds * 1e-9, search_seconds: 0.0, bytes })
+    }
+}
