@@ -296,7 +296,8 @@ impl Solver {
         }
         let bound = self.options.join_memory.unwrap_or(DEFAULT_JOIN_MEMORY);
         let (threads, isa) = (rayon::current_num_threads(), crate::isa::Isa::chosen());
-        let choice = table::model::choose(plan, depth, share, self.options.method, bound, threads, isa);
+        let count = table::model::Count { plan, depth, share, bound, threads, isa };
+        let choice = table::model::Model::new(count).choose(self.options.method);
         let table = choice.map(|c| Arc::new(Table::new(plan, c.k, &c.joined, bound)));
         self.last_table = Some((plan.boards.clone(), table.clone()));
         table

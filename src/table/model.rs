@@ -29,20 +29,29 @@ pub enum Method {
     Join,
 }
 
-/// The model's choice for a plan: bands of `k` rows, and which boards are joined.
+/// The model's choice for a plan: bands of `k` rows, and which boards are joined; with
+/// what the model expects of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub k: usize,
     pub joined: Vec<bool>,
-    /// The estimated thread-seconds of the count with this choice, and by the search.
+    /// The estimated thread-seconds of the count with this choice, and of the search alone.
     pub seconds: f64,
     pub search_seconds: f64,
-    /// The estimated bytes of the table.
+    /// Estimates for the joined boards: the search's nodes above the band, the partial
+    /// boards joined, the sets made and their placements, the placements a join reads on
+    /// average, and the table's bytes.
+    pub above: f64,
+    pub joins: f64,
+    pub sets: f64,
+    pub entries: f64,
+    pub per_join: f64,
     pub bytes: f64,
 }
 
-/// What each step costs one thread on an instruction set, in nanoseconds, as measured on
-/// the benchmark boards (a Xeon with AVX-512; `BENCHMARKS.md`).
+/// What each step costs one thread on an instruction set, in nanoseconds, as fitted to
+/// timed counts of plain and split boards of 15 to 17 (a Xeon with AVX-512, each search
+/// narrowed by `NQUEEN_CPU_SEARCH`). The search's cost is per node of Knuth's estimate.
 #[derive(Clone, Copy, Debug)]
 pub struct Costs {
     /// A node of the search to the end.
@@ -67,7 +76,7 @@ impl Costs {
     pub fn of(isa: Option<Isa>) -> Costs {
         match isa {
             Some(Isa::Avx512) => Costs {
-                search_node: 1.5,
+                search_node: 1.1,
                 top_node: 5.0,
                 request: 15.0,
                 build_entry: (6.0, 3.0),
@@ -76,22 +85,22 @@ impl Costs {
                 planes: (14.0, 0.45),
             },
             Some(Isa::Avx2) => Costs {
-                search_node: 4.5,
+                search_node: 2.5,
                 top_node: 5.0,
                 request: 15.0,
                 build_entry: (7.0, 4.0),
                 build_set: 700.0,
                 entries: (1.0, 0.058),
-                planes: (19.0, 1.3),
+                planes: (15.0, 0.8),
             },
             None => Costs {
-                search_node: 7.5,
+                search_node: 6.3,
                 top_node: 5.0,
                 request: 15.0,
                 build_entry: (9.0, 6.0),
                 build_set: 800.0,
                 entries: (1.0, 0.8),
-                planes: (30.0, 6.0),
+                planes: (18.0, 2.5),
             },
         }
     }
@@ -120,71 +129,98 @@ const DIVES: u32 = 16_384;
 /// estimates are rough.
 const MARGIN: f64 = 0.85;
 
-/// One board's estimates: the search's nodes in each row, from the prefixes' row on.
+/// One board's estimates: the search's nodes in each row.
 struct Board {
     rows: Vec<f64>,
 }
 
-/// What the choice at each band's height weighs.
-struct Ground<'a> {
-    plan: &'a Plan,
-    depth: usize,
+/// What a count asks of the model: a plan whose prefixes are at row `depth`, the share of
+/// its work counted (a shard's, say), and the machine: `threads` threads on `isa` within
+/// `bound` bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Count<'a> {
+    pub plan: &'a Plan,
+    pub depth: usize,
+    pub share: f64,
+    pub bound: usize,
+    pub threads: usize,
+    pub isa: Option<Isa>,
+}
+
+/// The model of one count: its boards' estimates, and the costs of its machine.
+pub struct Model<'a> {
+    count: Count<'a>,
     boards: Vec<Board>,
-    method: Method,
-    bound: usize,
-    threads: usize,
-    isa: Option<Isa>,
     costs: Costs,
 }
 
-/// What `method` makes of `plan`, whose prefixes are at row `depth`, for a count of `share`
-/// of the plan's work (a shard's, say) by `threads` threads within `bound` bytes on `isa`:
-/// `None` to search.
-pub fn choose(plan: &Plan, depth: usize, share: f64, method: Method, bound: usize, threads: usize, isa: Option<Isa>) -> Option<Choice> {
-    if method == Method::Search || rows_allowed(plan, depth).is_empty() {
-        return None;
+impl<'a> Model<'a> {
+    /// The model of `count`, from random dives down each board.
+    pub fn new(count: Count<'a>) -> Model<'a> {
+        let plan = count.plan;
+        let dives = (DIVES / plan.boards.len().max(1) as u32).clamp(32, 2048);
+        let boards = plan
+            .boards
+            .iter()
+            .zip(&plan.due)
+            .map(|(rows, due)| Board { rows: estimate::per_row(rows, due, dives).iter().map(|r| r * count.share).collect() })
+            .collect();
+        Model { count, boards, costs: Costs::of(count.isa) }
     }
-    let dives = (DIVES / plan.boards.len().max(1) as u32).clamp(32, 2048);
-    let boards = plan
-        .boards
-        .iter()
-        .zip(&plan.due)
-        .map(|(rows, due)| Board { rows: estimate::per_row(rows, due, dives).iter().map(|r| r * share).collect() })
-        .collect();
-    let ground = Ground { plan, depth, boards, method, bound, threads, isa, costs: Costs::of(isa) };
-    let search = ground.boards.iter().map(|b| ground.search(b)).sum::<f64>();
-    let best = rows_allowed(plan, depth).filter_map(|k| ground.at(k)).min_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
-    let best = Choice { search_seconds: search * 1e-9, ..best };
-    (method == Method::Join || best.seconds < MARGIN * best.search_seconds).then_some(best)
-}
 
-impl Ground<'_> {
+    /// The estimated thread-seconds of the search to the end.
+    pub fn search_seconds(&self) -> f64 {
+        self.boards.iter().map(|b| self.search(b)).sum::<f64>() * 1e-9
+    }
+
+    /// What `method` makes of the count: `None` to search.
+    pub fn choose(&self, method: Method) -> Option<Choice> {
+        let (plan, depth) = (self.count.plan, self.count.depth);
+        if method == Method::Search {
+            return None;
+        }
+        let best = rows_allowed(plan, depth).filter_map(|k| self.at(k, method)).min_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
+        (method == Method::Join || best.seconds < MARGIN * best.search_seconds).then_some(best)
+    }
+
     /// The nanoseconds the search to the end takes on `board`.
     fn search(&self, board: &Board) -> f64 {
-        board.rows[self.depth..self.plan.n - 2].iter().sum::<f64>() * self.costs.search_node
+        board.rows[self.count.depth..self.count.plan.n - 2].iter().sum::<f64>() * self.costs.search_node
     }
 
-    /// The choice with bands of `k` rows: the boards of each band (see [`Table::bands_of`])
-    /// joined where that is faster for the band as a whole (every board with
-    /// [`Method::Join`]); `None` where the table would not fit the bound.
-    fn at(&self, k: usize) -> Option<Choice> {
-        let (plan, costs) = (self.plan, &self.costs);
+    /// The choice with bands of `k` rows (one of [`rows_allowed`]): the boards of each band
+    /// (see [`Table::bands_of`]) joined where that is faster for the band as a whole, every
+    /// board with [`Method::Join`]; `None` where no board is joined or the table would not
+    /// fit the bound.
+    pub fn at(&self, k: usize, method: Method) -> Option<Choice> {
+        let Count { plan, depth, bound, threads, isa, .. } = self.count;
+        let costs = &self.costs;
         let n = plan.n;
         let top = n - k;
-        let planes_from = planes_from(self.isa);
-        let round = super::round(self.bound) as f64;
-        let all_joins: f64 = self.boards.iter().map(|b| b.rows[top - 1]).sum();
-        let memo = memo_entries(self.bound, self.threads);
-        let fixed = (self.threads * Joiner::memo_bytes(n, k, memo)) as f64 + Batch::bytes(1) as f64 * round.min(all_joins);
+        let planes_from = planes_from(isa);
+        let round = super::round(bound) as f64;
+        let memo = memo_entries(bound, threads);
         let searched_rows = (k - Joiner::kept_rows(n, k, memo)) as f64;
         let build_entry = costs.build_entry.0 + costs.build_entry.1 * (searched_rows - 1.0);
         let everyone = vec![true; plan.boards.len()];
         let (bands, of_board) = Table::bands_of(plan, k, &everyone);
-        let (mut seconds, mut bytes, mut joined, mut used) = (0.0, fixed, vec![false; plan.boards.len()], 0);
+        let mut c = Choice {
+            k,
+            joined: vec![false; plan.boards.len()],
+            seconds: 0.0,
+            search_seconds: self.search_seconds(),
+            above: 0.0,
+            joins: 0.0,
+            sets: 0.0,
+            entries: 0.0,
+            per_join: 0.0,
+            bytes: (threads * Joiner::memo_bytes(n, k, memo)) as f64,
+        };
+        let mut used = 0;
         for (b, band) in bands.iter().enumerate() {
             let boards: Vec<usize> = (0..plan.boards.len()).filter(|&i| of_board[i] == b as u32).collect();
             let search: f64 = boards.iter().map(|&i| self.search(&self.boards[i])).sum();
-            let above: f64 = boards.iter().map(|&i| self.boards[i].rows[self.depth..top].iter().sum::<f64>()).sum();
+            let above: f64 = boards.iter().map(|&i| self.boards[i].rows[depth..top].iter().sum::<f64>()).sum();
             let joins: f64 = boards.iter().map(|&i| self.boards[i].rows[top - 1]).sum();
             let columns = band.iter().fold(0, |m, r| m | r).count_ones() as usize;
             let sets = f64::from(binom(columns.min(32), k)).max(1.0);
@@ -195,17 +231,21 @@ impl Ground<'_> {
                 + joins * (costs.request + costs.join(per_set, planes_from))
                 + built * build_entry
                 + reached * costs.build_set;
-            let take = self.method == Method::Join || join < search;
+            let take = method == Method::Join || join < search;
             if take {
                 let entry_bytes = if per_set < planes_from as f64 { 8.0 } else { n as f64 / 4.0 };
-                bytes += built * entry_bytes + sets * 8.0;
-                boards.iter().for_each(|&i| joined[i] = true);
+                c.bytes += built * entry_bytes + sets * 8.0;
+                boards.iter().for_each(|&i| c.joined[i] = true);
+                (c.above, c.joins, c.sets, c.entries, c.per_join) =
+                    (c.above + above, c.joins + joins, c.sets + reached, c.entries + built, c.per_join + joins * per_set);
                 used += 1;
             }
-            seconds += if take { join } else { search };
+            c.seconds += if take { join } else { search };
         }
+        c.bytes += Batch::bytes(1) as f64 * round.min(c.joins);
+        c.per_join /= c.joins.max(1.0);
+        c.seconds *= 1e-9;
         let keys_fit = u64::from(binom(n, k)) * used.max(1) as u64 <= u64::from(u32::MAX);
-        let fits = bytes <= self.bound as f64 && keys_fit;
-        (fits && used > 0).then_some(Choice { k, joined, seconds: seconds * 1e-9, search_seconds: 0.0, bytes })
+        (used > 0 && c.bytes <= bound as f64 && keys_fit).then_some(c)
     }
 }
