@@ -70,6 +70,10 @@ pub struct Options {
 /// The bytes a table may take unless the options say otherwise.
 pub const DEFAULT_JOIN_MEMORY: usize = 1 << 30;
 
+/// Estimated search nodes under which `--method auto` searches without asking the model:
+/// about 20 ms of one thread, a few times what the model's dives cost.
+const JOIN_WORTH_NODES: f64 = 2e7;
+
 /// Why a board was not solved.
 #[derive(Debug)]
 pub enum SolveError {
@@ -126,7 +130,7 @@ pub struct Part<'a> {
 }
 
 /// A plan's boards, and the table the CPU counts them by (none where it searches them).
-type LastTable = (Vec<Vec<u32>>, Option<Arc<Table>>);
+type LastTable = (Vec<Vec<u32>>, Option<(Arc<Table>, f64)>);
 
 /// Solves boards one after another with fixed options.
 pub struct Solver {
@@ -264,9 +268,11 @@ impl Solver {
         // A small board's whole tree was walked by the probe that found it small; prefixes
         // that reach the last row are each a solution already.
         let planned_whole = case.small || job.prefixes.depth >= case.plan.n;
-        if self.options.backend != BackendChoice::Gpu || planned_whole {
+        if (self.options.backend != BackendChoice::Gpu || planned_whole) && !case.small {
             let share = if case.estimated && case.whole > 0.0 { (job.nodes() / case.whole).min(1.0) } else { 1.0 };
-            job.table = self.table(&case.plan, job.prefixes.depth, share);
+            if let Some((table, speedup)) = self.table(&case.plan, job.prefixes.depth, share) {
+                (job.table, job.cpu_speedup) = (Some(table), speedup);
+            }
         }
         match self.options.backend {
             BackendChoice::Gpu if !planned_whole => {
@@ -287,18 +293,24 @@ impl Solver {
 
 impl Solver {
     /// The table to count `share` of `plan`'s work by on the CPU, its prefixes at row
-    /// `depth`, as the method chooses: the last one made where the plan is the same.
-    fn table(&mut self, plan: &Plan, depth: usize, share: f64) -> Option<Arc<Table>> {
+    /// `depth`, as the method chooses, with the CPU's estimated speedup by it: the last one
+    /// made where the plan is the same. `auto` does not weigh a join for a search under
+    /// [`JOIN_WORTH_NODES`], which the model's own dives would slow.
+    fn table(&mut self, plan: &Plan, depth: usize, share: f64) -> Option<(Arc<Table>, f64)> {
         if let Some((boards, table)) = &self.last_table {
             if *boards == plan.boards {
                 return table.clone();
             }
         }
+        let small = plan.expected_nodes.is_some_and(|e| e * share < JOIN_WORTH_NODES);
+        if self.options.method == Method::Search || (self.options.method == Method::Auto && small) {
+            return None;
+        }
         let bound = self.options.join_memory.unwrap_or(DEFAULT_JOIN_MEMORY);
         let (threads, isa) = (rayon::current_num_threads(), crate::isa::Isa::chosen());
         let count = table::model::Count { plan, depth, share, bound, threads, isa };
         let choice = table::model::Model::new(count).choose(self.options.method);
-        let table = choice.map(|c| Arc::new(Table::new(plan, c.k, &c.joined, bound)));
+        let table = choice.map(|c| (Arc::new(Table::new(plan, c.k, &c.joined, bound)), (c.search_seconds / c.seconds).max(1.0)));
         self.last_table = Some((plan.boards.clone(), table.clone()));
         table
     }

@@ -149,15 +149,17 @@ pub(super) struct Job<'a> {
     pub prefixes: Cow<'a, Prefixes>,
     /// Each selected prefix's estimated work (empty where nothing was estimated).
     pub work: Vec<f64>,
-    /// The table the CPU joins the last rows against, where it does not search them.
+    /// The table the CPU joins the last rows against, where it does not search them, and
+    /// how many times faster than the search the model expects the CPU to be with it.
     pub table: Option<Arc<Table>>,
+    pub cpu_speedup: f64,
 }
 
 impl<'a> Job<'a> {
     pub(super) fn new(case: &'a Case, part: &'a Part<'a>) -> Job<'a> {
         let prefixes = case.prefixes(&part.selection.ranges);
         let work = case.work_of(&part.selection.ranges);
-        Job { case, part, prefixes, work, table: None }
+        Job { case, part, prefixes, work, table: None, cpu_speedup: 1.0 }
     }
 
     /// The selection's estimated search nodes, where the case was estimated.
