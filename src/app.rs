@@ -80,8 +80,10 @@ pub enum Merging {
     /// The answers a plain run prints; with `summary`, the summary to publish written to
     /// that file too.
     Answers { summary: Option<PathBuf> },
-    /// How far the run is, and what it still lacks (exit status 1 while incomplete).
-    Status,
+    /// How far the run is, and what it still lacks (exit status 1 while incomplete); with
+    /// `by_host`, each machine's and card's part too, flagged silent after `silent_after`
+    /// without a record; with `plot`, a picture of the run written there.
+    Status { by_host: bool, silent_after: std::time::Duration, plot: Option<PathBuf> },
     /// A seeded random `share` of the shards to count again, as a `--shard` list.
     Recheck { share: f64, seed: u64 },
 }

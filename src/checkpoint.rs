@@ -24,9 +24,11 @@ struct Entry {
     /// The prefixes the units were counted from (see
     /// [`crate::split::prefixes_fingerprint`]), and the units.
     plan: Option<String>,
-    units: Vec<(Vec<Range<usize>>, Tally)>,
-    /// The shard's whole count and the split it was counted from, once it is done.
-    done: Option<(String, Tally)>,
+    /// Each unit's prefixes, count and the device-seconds it took.
+    units: Vec<(Vec<Range<usize>>, Tally, f64)>,
+    /// The shard's whole count, the split it was counted from, and the device-seconds all
+    /// its runs took, once it is done.
+    done: Option<(String, Tally, f64)>,
 }
 
 /// What every shard of one case recorded must agree on: the board's hash, and the number
@@ -47,15 +49,15 @@ pub struct CaseShard {
     pub shard: Shard,
 }
 
-/// A case as the checkpoint has it.
+/// A case as the checkpoint has it, with the device-seconds the runs that counted it took.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Resume {
     /// Nothing recorded.
     Fresh,
     /// Counted whole, from the split `plan`.
-    Done { plan: String, tally: Tally },
+    Done { plan: String, tally: Tally, device_seconds: f64 },
     /// Some prefixes counted: their ranges and tally, from the prefixes `plan`.
-    Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally },
+    Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally, device_seconds: f64 },
 }
 
 /// An open checkpoint: what it held when opened, and the file, appended to as units finish.
@@ -136,9 +138,10 @@ impl Checkpoint {
                     return Err(format!("case {case} of input {} is recorded from two different plans", input + 1));
                 }
                 entry.plan = Some(l.plan);
-                entry.units.push((l.ranges.into_iter().map(|[a, b]| a..b).collect(), Tally { solutions: l.solutions, nodes: l.nodes }));
+                let tally = Tally { solutions: l.solutions, nodes: l.nodes };
+                entry.units.push((l.ranges.into_iter().map(|[a, b]| a..b).collect(), tally, l.device_seconds));
             }
-            Line::Case(l) => entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes })),
+            Line::Case(l) => entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes }, l.device_seconds)),
             Line::Header(_) => unreachable!("headers are taken by open"),
         }
         Ok(())
@@ -164,12 +167,13 @@ impl Checkpoint {
             )));
         }
         let Some(entry) = self.entries.get(&(input, case, shard.index)) else { return Ok(Resume::Fresh) };
-        if let Some((plan, tally)) = entry.done.clone() {
-            return Ok(Resume::Done { plan, tally });
+        if let Some((plan, tally, device_seconds)) = entry.done.clone() {
+            return Ok(Resume::Done { plan, tally, device_seconds });
         }
-        let ranges = entry.units.iter().flat_map(|(r, _)| r.iter().cloned()).collect();
-        let tally = entry.units.iter().map(|(_, t)| *t).sum();
-        Ok(entry.plan.clone().map_or(Resume::Fresh, |plan| Resume::Partial { plan, ranges, tally }))
+        let ranges = entry.units.iter().flat_map(|(r, _, _)| r.iter().cloned()).collect();
+        let tally = entry.units.iter().map(|(_, t, _)| *t).sum();
+        let device_seconds = entry.units.iter().map(|(_, _, s)| s).sum();
+        Ok(entry.plan.clone().map_or(Resume::Fresh, |plan| Resume::Partial { plan, ranges, tally, device_seconds }))
     }
 
     /// Checks that `ranges`, recorded from the prefixes `recorded`, may be taken off
@@ -188,9 +192,9 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Records that `unit` of `at`, counted from the prefixes `plan`, counted `tally`;
-    /// returns once the line is on disk.
-    pub fn unit(&self, at: &CaseShard, plan: &str, unit: &Unit, tally: Tally) -> io::Result<()> {
+    /// Records that `unit` of `at`, counted from the prefixes `plan`, counted `tally` in
+    /// `device_seconds`; returns once the line is on disk.
+    pub fn unit(&self, at: &CaseShard, plan: &str, unit: &Unit, tally: Tally, device_seconds: f64) -> io::Result<()> {
         let ranges = unit.ranges.iter().map(|r| [r.start, r.end]).collect();
         self.append(&Line::Unit(UnitLine {
             record: Kind::Unit,
@@ -203,11 +207,13 @@ impl Checkpoint {
             ranges,
             solutions: tally.solutions,
             nodes: tally.nodes,
+            device_seconds,
         }))
     }
 
-    /// Records that `at` is counted whole from the split `plan`, `tally`.
-    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally) -> io::Result<()> {
+    /// Records that `at` is counted whole from the split `plan`, `tally`, its runs having
+    /// taken `device_seconds` in all.
+    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64) -> io::Result<()> {
         self.append(&Line::Case(CaseLine {
             record: Kind::Case,
             input: at.input,
@@ -218,6 +224,7 @@ impl Checkpoint {
             plan: plan.to_string(),
             solutions: tally.solutions,
             nodes: tally.nodes,
+            device_seconds,
         }))
     }
 
@@ -260,16 +267,16 @@ mod tests {
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         let t = |s| Tally { solutions: s, nodes: 10 * s };
-        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[0..5]), t(3)).unwrap();
-        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[5..7, 9..10]), t(4)).unwrap();
-        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92)).unwrap();
+        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
+        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
+        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92), 9.0).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
             c.resume(&at(0, 1, "b1", Shard::WHOLE)).unwrap(),
-            Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7) }
+            Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7), device_seconds: 3.5 }
         );
-        assert_eq!(c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(), Resume::Done { plan: "p2".into(), tally: t(92) });
+        assert_eq!(c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(), Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0 });
         assert_eq!(c.resume(&at(1, 1, "b1", Shard::WHOLE)).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 2, "other", Shard::WHOLE)).unwrap_err().0.contains("written for another input"));
         assert!(c.resume(&at(0, 2, "b2", Shard { index: 1, count: 2 })).is_err());
@@ -287,12 +294,15 @@ mod tests {
         let (c, _) = Checkpoint::open(&path).unwrap();
         let shard = |index| Shard { index, count: 4 };
         let t = Tally { solutions: 5, nodes: 50 };
-        c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t).unwrap();
-        c.case(&at(0, 1, "b", shard(2)), "s", t).unwrap();
+        c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t, 1.0).unwrap();
+        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
-        assert_eq!(c.resume(&at(0, 1, "b", shard(1))).unwrap(), Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t });
-        assert_eq!(c.resume(&at(0, 1, "b", shard(2))).unwrap(), Resume::Done { plan: "s".into(), tally: t });
+        assert_eq!(
+            c.resume(&at(0, 1, "b", shard(1))).unwrap(),
+            Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t, device_seconds: 1.0 }
+        );
+        assert_eq!(c.resume(&at(0, 1, "b", shard(2))).unwrap(), Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0 });
         assert_eq!(c.resume(&at(0, 1, "b", shard(0))).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().0.contains("shard 1/4, not 1/5"));
     }
@@ -302,19 +312,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
         let (c, _) = Checkpoint::open(&path).unwrap();
-        c.unit(&at(0, 1, "b", Shard::WHOLE), "p", &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }).unwrap();
+        c.unit(&at(0, 1, "b", Shard::WHOLE), "p", &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }, 0.0).unwrap();
         drop(c);
         let whole = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
-        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }).unwrap();
+        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }, 0.0).unwrap();
         drop(c);
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         assert_eq!(
             c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(),
-            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 } }
+            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0 }
         );
     }
 

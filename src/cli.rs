@@ -130,6 +130,23 @@ pub struct Cli {
     #[arg(long, requires = "merge", conflicts_with_all = ["recheck", "summary"], help_heading = "Counting past one machine")]
     status: bool,
 
+    /// With --status: also a table of each machine and each GPU card on it (records,
+    /// device-hours, rate against the median of its kind, recounts, disagreements, last
+    /// record), flagging the slow (under half the median), the disagreeing and the silent
+    /// (see --silent-after), and the same in the JSON line
+    #[arg(long, value_name = "WHAT", value_parser = ["case", "host"], default_value = "case", requires = "status", help_heading = "Counting past one machine")]
+    by: String,
+
+    /// With --status --by host: flag a machine silent when its last record is older than
+    /// this before the run's newest, e.g. 30m or 2h
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, default_value = "1h", requires = "status", help_heading = "Counting past one machine")]
+    silent_after: std::time::Duration,
+
+    /// With --status: also draw FILE, an SVG of the share of the work done over time and
+    /// each machine's rate, flagged machines in red
+    #[arg(long, value_name = "FILE", requires = "status", help_heading = "Counting past one machine")]
+    plot: Option<PathBuf>,
+
     /// With --merge: instead of the answers, print a --shard list of shards to count again
     /// elsewhere: a random SHARE (0 to 1) of those counted once, one more for each host
     /// with none among them, and every shard whose records disagree.
@@ -256,7 +273,7 @@ impl Cli {
             Mode::Table { from, to }
         } else if self.merge {
             Mode::Merge(match (self.status, self.recheck) {
-                (true, _) => Merging::Status,
+                (true, _) => Merging::Status { by_host: self.by == "host", silent_after: self.silent_after, plot: self.plot.clone() },
                 (false, Some(share)) => Merging::Recheck { share, seed: self.seed },
                 (false, None) => Merging::Answers { summary: self.summary.clone() },
             })

@@ -75,6 +75,17 @@ unsafe impl DeviceRepr for Prefix {}
 // SAFETY: four `u32`s, for which all zero bits is a value.
 unsafe impl ValidAsZeroBits for Prefix {}
 
+/// A GPU card that counted, by its UUID (see [`Gpu::uuids`]), the seconds it had work in
+/// flight, and the prefixes it counted: cards take batches as they are free, so a slow
+/// card counts fewer in the same time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Card {
+    pub uuid: String,
+    pub seconds: f64,
+    pub prefixes: u64,
+}
+
 /// Why the GPU backend cannot run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GpuError {
@@ -155,6 +166,9 @@ pub fn ask_for_few_queues() {
 struct Device {
     ordinal: usize,
     name: String,
+    /// The card's UUID as the driver gives it, as `nvidia-smi -L` prints it
+    /// ("GPU-1234abcd-...").
+    uuid: String,
     streams: Vec<Arc<CudaStream>>,
     /// The kernel's entry points, indexed by [`EntryPoint::number`].
     kernels: Vec<CudaFunction>,
@@ -224,6 +238,11 @@ impl Gpu {
     pub fn describe(&self, used: usize) -> String {
         self.devices.iter().take(used).map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
     }
+
+    /// The UUIDs of the first `used` devices (see [`card_uuid`]).
+    pub fn uuids(&self, used: usize) -> Vec<String> {
+        self.devices.iter().take(used).map(|d| d.uuid.clone()).collect()
+    }
 }
 
 impl Device {
@@ -231,12 +250,20 @@ impl Device {
         let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice(format!("device {ordinal}: {e}")))?;
         memory::untracked(&ctx);
         let name = ctx.name().map_err(driver_err)?;
+        let uuid = card_uuid(&ctx.uuid().map_err(driver_err)?.bytes.map(|b| b as u8));
         let multiprocessors =
             ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(driver_err)? as u32;
         let kernels = module::load_kernels(&ctx)?;
         let streams = (0..STREAMS_PER_DEVICE).map(|_| ctx.new_stream()).collect::<Result<_, _>>().map_err(driver_err)?;
-        Ok(Device { ordinal, name, streams, kernels, multiprocessors })
+        Ok(Device { ordinal, name, uuid, streams, kernels, multiprocessors })
     }
+}
+
+/// A card's UUID as `nvidia-smi -L` prints it: "GPU-" and the 16 bytes in hex, grouped
+/// 4-2-2-2-6.
+fn card_uuid(bytes: &[u8; 16]) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("GPU-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
 }
 
 #[cfg(test)]
@@ -258,6 +285,12 @@ mod tests {
         assert!(sizes.iter().all(|&e| e / prefix_target(e) as f64 <= NODES_PER_PREFIX_SMALL * 1.001
             || prefix_target(e) == GPU_MIN_TARGET
             || prefix_target(e) >= GPU_TARGET.max(finest(e))));
+    }
+
+    #[test]
+    fn card_uuids_read_as_nvidia_smi_prints_them() {
+        let bytes: [u8; 16] = std::array::from_fn(|i| (i * 17) as u8);
+        assert_eq!(card_uuid(&bytes), "GPU-00112233-4455-6677-8899-aabbccddeeff");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 
 pub mod digest;
 pub mod ledger;
+pub mod machines;
 pub mod merge;
+pub mod plot;
 pub mod provenance;
 pub mod recheck;
 pub mod status;
@@ -19,6 +21,8 @@ use std::sync::Arc;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+
+pub use crate::gpu::Card;
 
 /// The records' format: 2 has provenance and a digest; a merge refuses other formats.
 pub const FORMAT: u32 = 2;
@@ -99,6 +103,18 @@ pub struct CaseRecord {
     pub shard_nodes: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case_nodes: Option<f64>,
+    /// The machine that counted it (see [`provenance`]) and what its id was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_from: Option<String>,
+    /// The GPU cards that counted it, each with the seconds it had work in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cards: Option<Vec<Card>>,
+    /// Seconds of one device (the CPU, or one GPU card) the count took, over every run
+    /// that counted part of it (a shard resumed from a checkpoint, or found done there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_seconds: Option<f64>,
     /// The line's digest (see [`digest`]): checked as the line is read and kept in
     /// [`Located::digest`]; written after the rest by [`Record::to_line`].
     #[serde(default, skip_serializing)]
@@ -344,6 +360,10 @@ mod tests {
             started: None,
             ended: None,
             shard_nodes: Some(10.0),
+            machine: None,
+            machine_from: None,
+            cards: None,
+            device_seconds: None,
             case_nodes: Some(10.0 * shards as f64),
             digest: IgnoredAny,
         }))

@@ -113,8 +113,9 @@ impl From<GpuCountError> for SolveError {
     }
 }
 
-/// What to do with each unit of a count once it is counted (from any thread): record it.
-pub type RecordUnit<'a> = &'a (dyn Fn(&Unit, Tally) -> io::Result<()> + Sync);
+/// What to do with each unit of a count once it is counted (from any thread), with the
+/// device-seconds it took: record it.
+pub type RecordUnit<'a> = &'a (dyn Fn(&Unit, Tally, f64) -> io::Result<()> + Sync);
 
 /// Which of a case's prefixes a count covers, and what it does as units finish.
 pub struct Part<'a> {
@@ -122,8 +123,10 @@ pub struct Part<'a> {
     pub selection: Selection,
     /// What an earlier run counted of the same case (from a checkpoint), added to the report.
     pub counted_before: Tally,
-    /// The estimated work of that earlier count, for the progress bar.
+    /// The estimated work of that earlier count, for the progress bar, and the
+    /// device-seconds it took.
     pub work_before: f64,
+    pub device_seconds_before: f64,
     /// Called with each unit, from any thread, once it is counted; the count is cut into
     /// units of a few seconds each only when this is given, else it is one unit.
     pub record: Option<RecordUnit<'a>>,
@@ -202,7 +205,8 @@ impl Solver {
     pub fn solve_planned(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let started = Instant::now();
         let case = Case::whole(self.plan(board, 1), false, false, started);
-        let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
+        let part =
+            Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, device_seconds_before: 0.0, record: None };
         self.count(board, &case, &part, ctl)
     }
 
@@ -285,6 +289,7 @@ impl Solver {
         report.count += part.counted_before.solutions;
         report.nodes += part.counted_before.nodes;
         report.nodes_before = part.counted_before.nodes;
+        report.device_seconds += part.device_seconds_before;
         report.elapsed = case.started.elapsed();
         ctl.end();
         Ok(report)
@@ -357,12 +362,18 @@ mod tests {
         for index in 0..5 {
             let case = solver.prepare(&board, Shard { index, count: 5 });
             let recorded = Mutex::new(Vec::new());
-            let record = |u: &Unit, t: Tally| {
+            let record = |u: &Unit, t: Tally, _: f64| {
                 recorded.lock().unwrap().push((u.clone(), t));
                 Ok(())
             };
             let selection = case.all();
-            let part = Part { selection: selection.clone(), counted_before: Tally::default(), work_before: 0.0, record: Some(&record) };
+            let part = Part {
+                selection: selection.clone(),
+                counted_before: Tally::default(),
+                work_before: 0.0,
+                device_seconds_before: 0.0,
+                record: Some(&record),
+            };
             let report = solver.count(&board, &case, &part, &Control::default()).unwrap();
             let recorded = recorded.into_inner().unwrap();
             assert_eq!(recorded.iter().map(|(_, t)| t.solutions).sum::<u128>(), report.count);

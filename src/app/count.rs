@@ -112,6 +112,8 @@ struct Counted {
     estimate: Option<(f64, f64)>,
     /// When this run began on it.
     started: SystemTime,
+    /// Seconds of one device it took, over every run that counted part of it.
+    device_seconds: f64,
 }
 
 impl Counted {
@@ -121,6 +123,7 @@ impl Counted {
             tally: Tally { solutions: report.count, nodes: report.nodes },
             board: String::new(),
             plan: String::new(),
+            device_seconds: report.device_seconds,
             report: Some(report),
             estimate: None,
             started: SystemTime::now(),
@@ -221,10 +224,10 @@ impl Counter<'_> {
             }
         };
         sink.line(&line)?;
-        let Counted { tally, board: hash, plan, report, .. } = counted;
+        let Counted { tally, board: hash, plan, report, device_seconds, .. } = counted;
         if let Some(c) = &self.checkpoint {
             let at = CaseShard { input: index, case, board: hash, shard: shard.unwrap_or(Shard::WHOLE) };
-            if let Err(e) = c.case(&at, &plan, tally) {
+            if let Err(e) = c.case(&at, &plan, tally, device_seconds) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
@@ -262,6 +265,8 @@ impl Counter<'_> {
         let (backend, seconds) =
             counted.report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.to_string(), r.elapsed.as_secs_f64()));
         let method = counted.report.as_ref().map(Report::method);
+        let cards = counted.report.as_ref().map(|r| r.cards.clone()).filter(|c| !c.is_empty());
+        let (machine, machine_from) = self.provenance.machine.clone().unzip();
         let record = CaseRecord {
             record: Kind::Case,
             format: FORMAT,
@@ -287,6 +292,10 @@ impl Counter<'_> {
             ended: Some(provenance::utc(SystemTime::now())),
             shard_nodes: counted.estimate.map(|e| e.0),
             case_nodes: counted.estimate.map(|e| e.1),
+            machine,
+            machine_from,
+            cards,
+            device_seconds: Some(counted.device_seconds),
             digest: IgnoredAny,
         };
         Ok(Record::Case(Box::new(record)).to_line().trim_end().to_string())
@@ -325,8 +334,8 @@ impl Counter<'_> {
             Some(c) => c.resume(&at).map_err(CaseError::Checkpoint)?,
             None => Resume::Fresh,
         };
-        if let Resume::Done { plan, tally } = resume {
-            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started });
+        if let Resume::Done { plan, tally, device_seconds } = resume {
+            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds });
         }
         // A whole case is planned as a plain run plans it; a shard, by the split.
         let prepared = match shard {
@@ -334,27 +343,28 @@ impl Counter<'_> {
             None => self.solver.prepare_whole(board),
         };
         let all = prepared.all();
-        let (done, counted_before) = match resume {
-            Resume::Partial { plan, ranges, tally } => {
+        let (done, counted_before, device_seconds_before) = match resume {
+            Resume::Partial { plan, ranges, tally, device_seconds } => {
                 let c = self.checkpoint.as_ref().expect("a partial case comes from a checkpoint");
                 c.check_partial(&plan, &prepared.prefixes_fingerprint(), &ranges, &all).map_err(CaseError::Checkpoint)?;
-                (ranges, tally)
+                (ranges, tally, device_seconds)
             }
-            Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default()),
+            Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default(), 0.0),
         };
         let work_before = done.iter().map(|r| prepared.work().get(r.clone()).map_or(r.len() as f64, |w| w.iter().sum())).sum();
         let units = prepared.prefixes_fingerprint();
-        let record = |unit: &Unit, tally: Tally| match &self.checkpoint {
-            Some(c) => c.unit(&at, &units, unit, tally),
+        let record = |unit: &Unit, tally: Tally, seconds: f64| match &self.checkpoint {
+            Some(c) => c.unit(&at, &units, unit, tally, seconds),
             None => Ok(()),
         };
         // Units are recorded, and so cut, only where a checkpoint keeps them.
         let record = self.checkpoint.as_ref().map(|_| &record as solve::RecordUnit<'_>);
-        let part = Part { selection: all.without(&done), counted_before, work_before, record };
+        let part = Part { selection: all.without(&done), counted_before, work_before, device_seconds_before, record };
         let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
         let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
-        Ok(Counted { tally, board: at.board, plan: prepared.fingerprint.clone(), report: Some(report), estimate, started })
+        let device_seconds = report.device_seconds;
+        Ok(Counted { tally, board: at.board, plan: prepared.fingerprint.clone(), report: Some(report), estimate, started, device_seconds })
     }
 
     /// With `--shard`, writes the end record of input `index` for each shard, which held

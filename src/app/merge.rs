@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{Failure, Input, Merging, Outcome, Sink};
-use crate::parts::{self, merge, recheck, status, summary, Located};
+use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
 
 /// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
 pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
@@ -37,9 +37,33 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
     }
     match merging {
         Merging::Answers { summary } => answers(&records, summary.as_deref(), sink, outcome),
-        Merging::Status => {
+        Merging::Status { by_host, silent_after, plot } => {
             let status = status::status(&records);
-            if lines(&status.lines, sink, outcome) && !status.complete {
+            let mut shown = status.lines;
+            let picture = *by_host || plot.is_some();
+            match picture.then(|| machines::machines(&records, *silent_after)).transpose() {
+                Ok(Some(found)) => {
+                    if *by_host {
+                        // The machines' table before the case status's JSON line, and theirs after it.
+                        let json = shown.pop();
+                        shown.extend(found.lines());
+                        shown.extend(json);
+                        shown.push(serde_json::to_string(&found).expect("machines are plain data"));
+                    }
+                    if let Some(path) = plot {
+                        match plot::svg(&records, &found).map(|svg| std::fs::write(path, svg).map_err(|e| e.to_string())) {
+                            Ok(Ok(())) => {}
+                            Ok(Err(e)) | Err(e) => {
+                                sink.say(format_args!("cannot write the plot {}: {e}", path.display()));
+                                outcome.note(Failure::Output);
+                            }
+                        }
+                    }
+                }
+                Ok(None) => {}
+                Err(problem) => shown.push(problem),
+            }
+            if lines(&shown, sink, outcome) && !status.complete {
                 outcome.note(Failure::BadInput);
             }
         }

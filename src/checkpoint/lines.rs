@@ -45,7 +45,8 @@ pub(super) struct HeaderLine {
 }
 
 /// Case `case` of input `input` (from 0), whose board's hash is `board`, counted as shard
-/// `shard` of `shards` from the plan `plan`: its units `ranges` counted `solutions`.
+/// `shard` of `shards` from the plan `plan`: its units `ranges` counted `solutions` in
+/// `device_seconds` (a second of one CPU or one GPU card; lines of earlier builds say none).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct UnitLine {
@@ -59,6 +60,8 @@ pub(super) struct UnitLine {
     pub(super) ranges: Vec<[usize; 2]>,
     pub(super) solutions: u128,
     pub(super) nodes: u128,
+    #[serde(default)]
+    pub(super) device_seconds: f64,
 }
 
 /// The same of a whole case (of its shard).
@@ -74,6 +77,8 @@ pub(super) struct CaseLine {
     pub(super) plan: String,
     pub(super) solutions: u128,
     pub(super) nodes: u128,
+    #[serde(default)]
+    pub(super) device_seconds: f64,
 }
 
 impl Line {

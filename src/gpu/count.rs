@@ -31,7 +31,7 @@ const BATCHES_PER_DEVICE: u64 = 16;
 const MIN_SHARED_BATCH: usize = 64 << 10;
 
 /// A finished GPU count.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GpuTally {
     /// How many devices counted: the first ones opened (see [`Gpu::describe`]).
     pub devices: usize,
@@ -44,6 +44,10 @@ pub struct GpuTally {
     /// Time during which a device had a batch in flight (its transfers and kernels),
     /// summed over devices.
     pub kernel_time: Duration,
+    /// The same for each device counted, in the order of [`GpuTally::devices`], and the
+    /// prefixes each counted.
+    pub busy: Vec<Duration>,
+    pub counted: Vec<u64>,
 }
 
 /// The units a count is cut into, and what to do as they finish.
@@ -57,6 +61,16 @@ pub struct Units<'a> {
 }
 
 impl Gpu {
+    /// How many devices count a search of about `estimated_nodes` nodes: all of them from
+    /// [`SHARED_NODES`], else one.
+    pub fn devices_for(&self, estimated_nodes: f64) -> usize {
+        if estimated_nodes >= SHARED_NODES {
+            self.devices.len()
+        } else {
+            1
+        }
+    }
+
     /// Counts the prefixes `deeper.extra` rows below `roots`, about `estimated_nodes`
     /// search nodes, spread over every device when there is enough work for them all. The
     /// devices make those prefixes themselves from the roots, a batch at a time; no batch
@@ -70,9 +84,17 @@ impl Gpu {
         estimated_nodes: f64,
         ctl: &Control,
     ) -> Result<GpuTally, GpuCountError> {
-        let devices = if estimated_nodes >= SHARED_NODES { &self.devices[..] } else { &self.devices[..1] };
+        let devices = &self.devices[..self.devices_for(estimated_nodes)];
         let entry_point = EntryPoint::for_plan(plan, roots.depth + deeper.extra);
-        let mut total = GpuTally { devices: devices.len(), tally: Tally::default(), prefixes: 0, entry_point, kernel_time: Duration::ZERO };
+        let mut total = GpuTally {
+            devices: devices.len(),
+            tally: Tally::default(),
+            prefixes: 0,
+            entry_point,
+            kernel_time: Duration::ZERO,
+            busy: vec![Duration::ZERO; devices.len()],
+            counted: vec![0; devices.len()],
+        };
         if roots.items.is_empty() {
             return Ok(total);
         }
@@ -118,6 +140,7 @@ impl Gpu {
                     Ok(Ok(t)) => {
                         total.tally += t.tally;
                         total.prefixes += t.prefixes;
+                        total.counted[device] += t.prefixes;
                         busy[device].extend(t.busy);
                     }
                     Ok(Err(e)) => {
@@ -131,7 +154,8 @@ impl Gpu {
             if let Some(e) = first_error {
                 return Err(e);
             }
-            total.kernel_time = busy.into_iter().map(covered).sum();
+            total.busy = busy.into_iter().map(covered).collect();
+            total.kernel_time = total.busy.iter().sum();
             Ok(total)
         })
     }

@@ -1,7 +1,14 @@
 //! Where, when and by which build a part record was made: a run id unique to the process,
-//! the host's name, the build (nqueen's version and the source's commit, where the build
-//! knew it), and times in UTC. A disagreement between two counts of a shard can so be
-//! traced to a machine and a build.
+//! the host's name and a machine id, the build (nqueen's version and the source's commit,
+//! where the build knew it), and times in UTC. A disagreement between two counts of a shard
+//! can so be traced to a machine and a build.
+//!
+//! Host names need not tell machines apart (every container on the lent GPU hosts calls
+//! itself "vm"), and neither need `/etc/machine-id`, which a container image may carry to
+//! every machine it runs on. The machine id is a hash of the running kernel's boot id
+//! (`/proc/sys/kernel/random/boot_id`, the same for every process and container on one
+//! machine, and new at each boot) with `/etc/machine-id` where each exists: two machines
+//! never share it, though a machine that reboots gets a new one.
 
 use std::hash::{BuildHasher, Hasher};
 use std::time::SystemTime;
@@ -16,6 +23,9 @@ pub struct Provenance {
     /// Unique to the process: 32 hex digits.
     pub run: String,
     pub host: String,
+    /// The machine (see the module doc): 16 hex digits, and what they were made from
+    /// ("boot-id+machine-id", "boot-id" or "machine-id"); none where neither file exists.
+    pub machine: Option<(String, String)>,
     /// nqueen's version, then "+" and the commit where known.
     pub build: String,
 }
@@ -24,8 +34,22 @@ impl Provenance {
     /// This process's.
     pub fn of_this_process() -> Provenance {
         let host = host_name();
-        Provenance { run: run_id(&host), host, build: build() }
+        let read = |path: &str| std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let machine = machine_id(read("/proc/sys/kernel/random/boot_id"), read("/etc/machine-id"));
+        Provenance { run: run_id(&host), host, machine, build: build() }
     }
+}
+
+/// The machine id made from the kernel's boot id and `/etc/machine-id`, where known: 16 hex
+/// digits of a SHA-256 of both, and which were there.
+fn machine_id(boot: Option<String>, machine: Option<String>) -> Option<(String, String)> {
+    let from: Vec<&str> =
+        [("boot-id", &boot), ("machine-id", &machine)].iter().filter(|(_, v)| v.is_some()).map(|(name, _)| *name).collect();
+    if from.is_empty() {
+        return None;
+    }
+    let text = format!("boot-id:{}\nmachine-id:{}\n", boot.unwrap_or_default(), machine.unwrap_or_default());
+    Some((super::digest::of(&text)[..16].to_string(), from.join("+")))
 }
 
 /// nqueen's version, then "+" and the source's commit where the build knew it.
@@ -66,11 +90,24 @@ mod tests {
     use std::time::Duration;
 
     #[test]
+    fn machines_are_told_apart_by_boot_id_even_where_the_image_gives_one_machine_id() {
+        let image = Some("3d1219c7c4c5404aaa1f6d2a48adfda4".to_string());
+        let one = machine_id(Some("9e952f67-54cf".into()), image.clone()).unwrap();
+        let two = machine_id(Some("1b0e3c21-77aa".into()), image.clone()).unwrap();
+        assert_ne!(one.0, two.0);
+        assert_eq!((one.0.len(), one.1.as_str()), (16, "boot-id+machine-id"));
+        assert_eq!(machine_id(Some("9e952f67-54cf".into()), image.clone()), Some(one));
+        assert_eq!(machine_id(None, image).map(|m| m.1), Some("machine-id".to_string()));
+        assert_eq!(machine_id(None, None), None);
+    }
+
+    #[test]
     fn runs_are_told_apart_and_times_are_utc() {
         let (a, b) = (Provenance::of_this_process(), Provenance::of_this_process());
         assert_ne!(a.run, b.run);
         assert_eq!((a.run.len(), &a.host, &a.build), (32, &b.host, &b.build));
         assert!(a.build.starts_with(env!("CARGO_PKG_VERSION")));
+        assert_eq!(a.machine, b.machine);
         let leap_day = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661);
         assert_eq!(utc(leap_day), "2000-02-29T01:01:01Z");
     }

@@ -259,7 +259,8 @@ mod tests {
         let board = Board::empty(10).unwrap();
         let mut solver = Solver::new(Options::default());
         let case = solver.prepare(&board, Shard::WHOLE);
-        let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
+        let part =
+            Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, device_seconds_before: 0.0, record: None };
         let job = Job::new(&case, &part);
         let (mut gpu, _) = opening(Duration::ZERO, Some(false));
         let mut report = Report::new(&board, &case.plan, &case.base);
@@ -280,7 +281,13 @@ mod tests {
             let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
             let case = solver.prepare(&board, Shard::WHOLE);
             let (gpu, cell) = opening(Duration::ZERO, None);
-            let part = Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, record: None };
+            let part = Part {
+                selection: case.all(),
+                counted_before: Tally::default(),
+                work_before: 0.0,
+                device_seconds_before: 0.0,
+                record: None,
+            };
             let job = Job::new(&case, &part);
             let mut report = Report::new(&board, &case.plan, &case.base);
             let ctl = Control::default();

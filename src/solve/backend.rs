@@ -2,13 +2,14 @@
 //! GPU, whose deeper prefixes are planned before it is waited for, so that the planning
 //! overlaps a GPU still opening.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use super::case::Job;
 use super::{Report, SolveError};
 use crate::control::Control;
 use crate::cpu::{self, Schedule};
-use crate::gpu::{self, Gpu, GpuCountError, Units};
+use crate::gpu::{self, Card, Gpu, GpuCountError, Units};
 use crate::prefix::{self, Deeper};
 use crate::tally::Tally;
 
@@ -21,11 +22,14 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     let threads = rayon::current_num_threads();
     ctl.begin(part.work_before, part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
     for unit in &units {
+        let started = Instant::now();
         let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), schedule, job.table.as_deref(), ctl)?;
+        let seconds = started.elapsed().as_secs_f64();
         report.count += tally.solutions;
         report.nodes += tally.nodes;
+        report.device_seconds += seconds;
         if let Some(record) = part.record {
-            record(unit, tally).map_err(SolveError::Record)?;
+            record(unit, tally, seconds).map_err(SolveError::Record)?;
         }
     }
     let search = cpu::search_name(plan, depth);
@@ -75,7 +79,17 @@ impl GpuPlan {
         // The units as ranges of the job's prefixes, which are the selection's in order.
         let mut at = 0;
         let ranges: Vec<_> = units.iter().map(|u| (at..at + u.len(), at += u.len()).0).collect();
-        let record = |i: usize, tally: Tally| part.record.map_or(Ok(()), |record| record(&units[i], tally));
+        // A unit's device-seconds: the time since the last unit finished, on every card.
+        let last = Mutex::new(Instant::now());
+        let cards = gpu.devices_for(self.nodes) as f64;
+        let record = |i: usize, tally: Tally| {
+            let seconds = {
+                let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                let now = Instant::now();
+                (now - std::mem::replace(&mut *last, now)).as_secs_f64() * cards
+            };
+            part.record.map_or(Ok(()), |record| record(&units[i], tally, seconds))
+        };
         let all_work = job.work.iter().sum::<f64>().max(roots.items.len() as f64);
         ctl.begin(part.work_before, part.work_before + all_work, "gpu");
         let t = gpu.count(plan, roots, &self.deeper, &Units { ranges: &ranges, work: &job.work, done: &record }, self.nodes, ctl)?;
@@ -84,6 +98,13 @@ impl GpuPlan {
         report.prefixes = t.prefixes;
         report.depth = roots.depth + self.deeper.extra;
         report.kernel_time = Some(t.kernel_time);
+        report.cards = gpu
+            .uuids(t.devices)
+            .into_iter()
+            .zip(t.busy.iter().zip(&t.counted))
+            .map(|(uuid, (busy, &prefixes))| Card { uuid, seconds: busy.as_secs_f64(), prefixes })
+            .collect();
+        report.device_seconds += t.busy.iter().map(|b| b.as_secs_f64()).sum::<f64>();
         report.backend = format!("gpu({}; {})", gpu.describe(t.devices), t.entry_point.name()).into();
         Ok(())
     }

@@ -5,6 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::board::Board;
+use crate::gpu::Card;
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
 use crate::symmetry::{self, Sym};
@@ -52,6 +53,11 @@ pub struct Report {
     pub kernel_time: Option<Duration>,
     /// The table the CPU joined the last rows against, where it did not search them.
     pub table: Option<Sizes>,
+    /// The GPU cards that counted, each with the seconds it had work in flight.
+    pub cards: Vec<Card>,
+    /// Seconds of one device (the CPU, or one GPU card) the count took: a count on two
+    /// cards takes each one's; with those an earlier run took, where it was resumed.
+    pub device_seconds: f64,
     /// Things the user should know that did not stop the count (a GPU that failed, say),
     /// one line each, for the caller to show.
     pub warnings: Vec<String>,
@@ -97,6 +103,8 @@ impl Report {
             race_time: None,
             kernel_time: None,
             table: None,
+            cards: Vec::new(),
+            device_seconds: 0.0,
             warnings: Vec::new(),
         }
     }
