@@ -2,13 +2,16 @@
 """Writes a synthetic run's part files from one real part file, to time `nqueen --merge`
 at record sizes: the one file's case and end records (of one shard K of M) are copied for
 every shard 0..M-1, as tasks of SHARDS_PER_TASK shards each would write them, each task a
-run of its own on one of HOSTS hosts, with their digests made again (see
-src/parts/digest.rs). The counts are the real shard's, so the total means nothing; the
-records are otherwise what a real run writes.
+run of its own on one of HOSTS hosts (each with a machine id of its own), the tasks ending
+one after another over --days, with their digests made again (see src/parts/digest.rs).
+The first --slow hosts take four times the device-seconds, and so count at a quarter of the
+others' rate, for `--status --by host` to flag. The counts are the real shard's, so the
+total means nothing; the records are otherwise what a real run writes.
 
     nqueen --shard 0/262144 empty_20.in > one.jsonl
     scripts/synth_parts.py one.jsonl parts/ --per-task 64 --hosts 140
     /usr/bin/time -v nqueen --merge parts/part-*.jsonl
+    nqueen --merge --status --by host --plot run.svg parts/part-*.jsonl
 """
 
 import argparse
@@ -16,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import time
 
 
 def sealed(body):
@@ -29,6 +33,8 @@ def main():
     ap.add_argument("out", help="directory for part-T.jsonl, one per task")
     ap.add_argument("--per-task", type=int, default=64, help="shards per task (SHARDS_PER_TASK)")
     ap.add_argument("--hosts", type=int, default=140, help="hosts the tasks ran on")
+    ap.add_argument("--days", type=float, default=7.0, help="days over which the tasks end")
+    ap.add_argument("--slow", type=int, default=1, help="hosts at a quarter of the others' rate")
     args = ap.parse_args()
     with open(args.part) as f:
         lines = [line.rstrip("\n") for line in f if line.strip()]
@@ -40,15 +46,25 @@ def main():
         body = re.sub(r'"shard":\d+,', '"shard":\0SHARD\0,', body, count=1)
         body = re.sub(r'"run":"[0-9a-f]+"', '"run":"\0RUN\0"', body, count=1)
         body = re.sub(r'"host":"[^"]*"', '"host":"\0HOST\0"', body, count=1)
+        body = re.sub(r'"machine":"[0-9a-f]+"', '"machine":"\0MACHINE\0"', body, count=1)
+        body = re.sub(r'"ended":"[^"]*"', '"ended":"\0ENDED\0"', body, count=1)
+        body = re.sub(r'"device_seconds":[0-9.e+-]+', '"device_seconds":\0SECONDS\0', body, count=1)
+        seconds = json.loads(line).get("device_seconds") or 1.0
         templates.append(body)
     os.makedirs(args.out, exist_ok=True)
+    tasks = -(-shards // args.per_task)
     for task, first in enumerate(range(0, shards, args.per_task)):
         run = hashlib.sha256(b"task %d" % task).hexdigest()[:32]
-        host = "node-%03d" % (task % args.hosts)
+        number = task % args.hosts
+        host = "node-%03d" % number
+        machine = hashlib.sha256(host.encode()).hexdigest()[:16]
+        ended = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_800_000_000 + args.days * 86400 * task / tasks))
+        spent = repr(seconds * (4 if number < args.slow else 1))
         with open(os.path.join(args.out, "part-%d.jsonl" % task), "w") as f:
             for shard in range(first, min(first + args.per_task, shards)):
                 for t in templates:
-                    f.write(sealed(t.replace("\0SHARD\0", str(shard)).replace("\0RUN\0", run).replace("\0HOST\0", host)))
+                    fields = {"SHARD": str(shard), "RUN": run, "HOST": host, "MACHINE": machine, "ENDED": ended, "SECONDS": spent}
+                    f.write(sealed(re.sub("\0([A-Z]+)\0", lambda m: fields[m.group(1)], t)))
 
 
 if __name__ == "__main__":
