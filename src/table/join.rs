@@ -66,8 +66,27 @@ impl Kernel for Scalar {
 
     #[inline(always)]
     unsafe fn counts(set: &Set<'_>, requests: &[Request], weights: &[u64]) -> u128 {
-        weighted(requests, weights, |r| set.count(r.ld, r.rd))
+        one_by_one::<Self>(set, requests, weights)
     }
+}
+
+/// [`Kernel::counts`] one partial board at a time with `K`'s count, weighted and summed:
+/// for large sets, and for few partial boards. A loop, not a closure, so that `K`'s count
+/// is compiled with the caller's instruction set.
+///
+/// # Safety
+/// As [`Kernel::count`].
+#[inline(always)]
+pub(super) unsafe fn one_by_one<K: Kernel>(set: &Set<'_>, requests: &[Request], weights: &[u64]) -> u128 {
+    let mut counts = [0u32; 64];
+    let mut total = 0;
+    for requests in requests.chunks(64) {
+        for (c, r) in counts.iter_mut().zip(requests) {
+            *c = K::count(set, r.ld, r.rd);
+        }
+        total += weighted_by(requests, weights, &counts);
+    }
+    total
 }
 
 /// The sum of `counts` (one per request) over `requests`, each times its board's weight.

@@ -6,7 +6,7 @@ use std::arch::x86_64::*;
 
 use std::ops::Range;
 
-use super::{join_with, weighted_by, Joiner, Kernel};
+use super::{join_with, one_by_one, weighted_by, Joiner, Kernel};
 use crate::table::batch::{Batch, Request};
 use crate::table::set::{Form, Set, PAD};
 
@@ -64,18 +64,10 @@ impl Kernel for Avx2 {
 
     #[inline(always)]
     unsafe fn counts(set: &Set<'_>, requests: &[Request], weights: &[u64]) -> u128 {
-        let mut total = 0;
         if set.form == Form::Planes || requests.len() < SIDE_BY_SIDE {
-            // A loop, not a closure: a closure would not have the target's features.
-            let mut counts = [0u32; 64];
-            for requests in requests.chunks(64) {
-                for (c, r) in counts.iter_mut().zip(requests) {
-                    *c = Self::count(set, r.ld, r.rd);
-                }
-                total += weighted_by(requests, weights, &counts);
-            }
-            return total;
+            return one_by_one::<Self>(set, requests, weights);
         }
+        let mut total = 0;
         let blocks = set.blocks();
         let zero = _mm256_setzero_si256();
         for requests in requests.chunks(LANES) {
