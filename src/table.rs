@@ -76,8 +76,9 @@ pub struct Table {
     bands: Vec<Vec<u32>>,
     /// Per board of the plan: its band, or [`SEARCHED`].
     of_board: Vec<u32>,
-    /// Per board of the plan: its weight.
+    /// Per board of the plan: its weight, and its own last `k` rows.
     weights: Vec<u64>,
+    rows: Vec<Vec<u32>>,
     /// Per band, once a join needs it: a slot per set of `k` columns (by rank), null
     /// until the set is made.
     slots: Vec<OnceLock<Box<[AtomicPtr<u64>]>>>,
@@ -154,6 +155,7 @@ impl Table {
             bands,
             of_board,
             weights: plan.weights.clone(),
+            rows: plan.boards.iter().map(|b| b[b.len() - k..].to_vec()).collect(),
             slots,
             planes_from: join::planes_from(isa),
             isa,
@@ -175,6 +177,24 @@ impl Table {
     /// Partial boards gathered per round of joins, over all threads.
     pub fn round(&self) -> usize {
         self.round
+    }
+
+    /// The completions on board `board` of a partial board at the band's top row with free
+    /// columns `set` and attacks `ld` and `rd`, by searching its band: for the sets the bound
+    /// leaves no room to keep.
+    fn search_band(&self, board: u32, set: u32, ld: u32, rd: u32) -> u32 {
+        fn go(rows: &[u32], cols: u32, ld: u32, rd: u32) -> u32 {
+            let Some((&row, below)) = rows.split_first() else { return 1 };
+            let mut cells = row & !(cols | ld | rd);
+            let mut total = 0;
+            while cells != 0 {
+                let bit = cells & cells.wrapping_neg();
+                cells ^= bit;
+                total += go(below, cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+            }
+            total
+        }
+        go(&self.rows[board as usize], !set & self.full, ld, rd)
     }
 
     /// The number of keys: one per set of each band.

@@ -126,6 +126,8 @@ pub struct Joiner<'t> {
     scratch: Vec<Entry>,
     /// Bytes of the bound this joiner's memo holds, given back when it is dropped.
     reserved: usize,
+    /// Whether the bound has refused it a chunk: it makes no more sets.
+    full: bool,
 }
 
 // SAFETY: the chunk pointer is this joiner's alone: no other joiner writes that chunk.
@@ -144,6 +146,7 @@ impl<'t> Joiner<'t> {
             left: 0,
             scratch: Vec::new(),
             reserved,
+            full: false,
         }
     }
 
@@ -214,7 +217,11 @@ impl<'t> Joiner<'t> {
         // Chunks start on a line: the words skipped to the next line, less the header.
         let skip = |chunk: *mut u64| if aligned { (8 - (chunk as usize / 8 + set::HEADER) % 8) % 8 } else { 0 };
         if words + skip(self.chunk) > self.left {
-            (self.chunk, self.left) = self.table.store.chunk(words + 8)?;
+            let Some(chunk) = self.table.store.chunk(words + 8) else {
+                self.full = true;
+                return None;
+            };
+            (self.chunk, self.left) = chunk;
         }
         let skipped = skip(self.chunk) + words;
         let at = self.chunk.wrapping_add(skip(self.chunk));
@@ -254,15 +261,15 @@ unsafe fn join_with<K: Kernel>(joiner: &mut Joiner<'_>, batches: &[&Batch], keys
                 continue;
             }
             if at.is_null() {
-                if !made {
+                if !made && !joiner.full {
                     at = joiner.make(band, table.set_of(rank), rank);
                     made = true;
                 }
                 if at.is_null() {
-                    // Past the bound: counted from the placements made, not kept.
-                    let entries = &joiner.scratch;
-                    total +=
-                        weighted(group, &table.weights, |r| entries.iter().filter(|e| e.l & r.ld == 0 && e.r & r.rd == 0).count() as u32);
+                    // Past the bound: the set was not kept, and none will be; the band is
+                    // searched for each partial board, as the search would.
+                    let set = table.set_of(rank);
+                    total += weighted(group, &table.weights, |r| table.search_band(r.board, set, r.ld, r.rd));
                     continue;
                 }
             }

@@ -185,7 +185,9 @@ impl<'a> Model<'a> {
         if method == Method::Search {
             return None;
         }
-        let fits = |c: &Choice| c.bytes <= self.count.bound as f64 && c.keys <= u64::from(u32::MAX);
+        // A forced join is kept within the bound by the table itself (a set past it is
+        // counted without being kept); `auto` joins only where the table fits.
+        let fits = |c: &Choice| (method == Method::Join || c.bytes <= self.count.bound as f64) && c.keys <= u64::from(u32::MAX);
         let best =
             rows_allowed(plan, depth).filter_map(|k| self.at(k, method)).filter(fits).min_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
         let contention = 1.0 + CONTENTION_PER_THREAD * self.count.threads.saturating_sub(1) as f64;
