@@ -130,9 +130,8 @@ const DIVES: u32 = 16_384;
 /// estimates are rough.
 const MARGIN: f64 = 0.85;
 /// What each thread past the first adds to a join's cost against the search's, as the
-/// threads share the memory the joins stream through: on 16 threads of the GPU host's Xeon,
-/// judge.in and stress.in joined took 1.05 to 1.2 times their search's time where one
-/// thread's joins were faster.
+/// threads share the memory the joins stream through (fitted to judge.in and stress.in on
+/// 16 threads; BENCHMARKS.md).
 const CONTENTION_PER_THREAD: f64 = 0.05;
 
 /// One board's estimates: the search's nodes in each row.
