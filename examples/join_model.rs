@@ -30,7 +30,7 @@ fn main() {
         let board = Board::empty(n).expect("a board size");
         let plan = if plain { Plan::plain(&board) } else { Plan::optimized(&board) };
         let depth = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes)).depth;
-        let count = Count { plan: &plan, depth, share: 1.0, bound: usize::MAX / 4, threads: 1, isa: Some(Isa::Avx512) };
+        let count = Count { plan: &plan, depth, part: None, bound: usize::MAX / 4, threads: 1, isa: Some(Isa::Avx512) };
         let model = Model::new(count);
         for k in 5..=10 {
             let Some(c) = model.at(k, Method::Join) else { continue };

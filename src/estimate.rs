@@ -29,6 +29,24 @@ pub fn per_row(rows: &[u32], due: &[u32], dives: u32) -> Vec<f64> {
     sums
 }
 
+/// The search nodes in each row below `starts` (partial boards at row `row` of one board),
+/// from `dives` dives each from one of them picked at random: what [`per_row`] gives for the
+/// whole tree, for a part of it.
+pub fn per_row_below(rows: &[u32], due: &[u32], row: usize, starts: &[Start], dives: u32) -> Vec<f64> {
+    let mut sums = vec![0.0; rows.len()];
+    if starts.is_empty() {
+        return sums;
+    }
+    let mut d = Dives::new(SEED);
+    for _ in 0..dives {
+        let at = starts[d.below(starts.len() as u64) as usize];
+        d.dive_from(rows, due, at, row, |r, width| sums[r] += width);
+    }
+    let scale = starts.len() as f64 / f64::from(dives.max(1));
+    sums.iter_mut().for_each(|s| *s *= scale);
+    sums
+}
+
 /// Where a dive begins: the columns taken and the diagonals attacking row `row`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Start {
@@ -102,6 +120,29 @@ mod tests {
             total += 1.0 + exact(rows, below, row + 1);
         }
         total
+    }
+
+    #[test]
+    fn the_estimate_below_a_part_is_close_to_the_part_exact_size() {
+        let board = Board::from_fn(12, |r, c| (r * 5 + c * 3) % 11 != 0).unwrap();
+        let rows = board.rows();
+        let mut starts = Vec::new();
+        let mut first = next_cells(rows[0], 0, 0, 0, 0);
+        while first != 0 {
+            let bit = first & first.wrapping_neg();
+            first ^= bit;
+            let mut second = next_cells(rows[1], 0, bit, bit << 1, bit >> 1);
+            while second != 0 {
+                let b = second & second.wrapping_neg();
+                second ^= b;
+                starts.push(Start { cols: bit | b, ld: ((bit << 1) | b) << 1, rd: ((bit >> 1) | b) >> 1 });
+            }
+        }
+        let part = &starts[..starts.len() / 3];
+        let want: f64 = part.iter().map(|&at| exact(rows, at, 2)).sum();
+        let got: f64 = per_row_below(rows, &[], 2, part, 8192).iter().sum();
+        assert!((got / want - 1.0).abs() < 0.2, "estimate {got} against {want}");
+        assert!(per_row_below(rows, &[], 2, &[], 64).iter().all(|&r| r == 0.0));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::control::{Control, Interrupted};
 use crate::cpu::Schedule;
 use crate::gpu::{Gpu, GpuCountError, GpuError};
 use crate::plan::{self, Plan, PLANNING_CUT};
+use crate::prefix::Prefix;
 use crate::split::Split;
 use crate::table::{self, Method, Table};
 use crate::tally::Tally;
@@ -274,7 +275,8 @@ impl Solver {
         let planned_whole = case.small || job.prefixes.depth >= case.plan.n;
         if (self.options.backend != BackendChoice::Gpu || planned_whole) && !case.small {
             let share = if case.estimated && case.whole > 0.0 { (job.nodes() / case.whole).min(1.0) } else { 1.0 };
-            if let Some((table, speedup)) = self.table(&case.plan, job.prefixes.depth, share) {
+            let part = (share < 1.0).then_some(job.prefixes.items.as_slice());
+            if let Some((table, speedup)) = self.table(&case.plan, job.prefixes.depth, share, part) {
                 (job.table, job.cpu_speedup) = (Some(table), speedup);
             }
         }
@@ -298,10 +300,11 @@ impl Solver {
 
 impl Solver {
     /// The table to count `share` of `plan`'s work by on the CPU, its prefixes at row
-    /// `depth`, as the method chooses, with the CPU's estimated speedup by it: the last one
-    /// made where the plan is the same. `auto` does not weigh a join for a search under
-    /// [`JOIN_WORTH_NODES`], which the model's own dives would slow.
-    fn table(&mut self, plan: &Plan, depth: usize, share: f64) -> Option<(Arc<Table>, f64)> {
+    /// `depth` (`part`: those prefixes, where they are not the whole plan's), as the method
+    /// chooses, with the CPU's estimated speedup by it: the last one made where the plan is
+    /// the same. `auto` does not weigh a join for a search under [`JOIN_WORTH_NODES`],
+    /// which the model's own dives would slow.
+    fn table(&mut self, plan: &Plan, depth: usize, share: f64, part: Option<&[Prefix]>) -> Option<(Arc<Table>, f64)> {
         if let Some((boards, table)) = &self.last_table {
             if *boards == plan.boards {
                 return table.clone();
@@ -313,7 +316,7 @@ impl Solver {
         }
         let bound = self.options.join_memory.unwrap_or(DEFAULT_JOIN_MEMORY);
         let (threads, isa) = (rayon::current_num_threads(), crate::isa::Isa::chosen());
-        let count = table::model::Count { plan, depth, share, bound, threads, isa };
+        let count = table::model::Count { plan, depth, part, bound, threads, isa };
         let choice = table::model::Model::new(count).choose(self.options.method);
         let table = choice.map(|c| (Arc::new(Table::new(plan, c.k, &c.joined, bound)), (c.search_seconds / c.seconds).max(1.0)));
         self.last_table = Some((plan.boards.clone(), table.clone()));

@@ -13,9 +13,10 @@ use super::batch::Batch;
 use super::join::{memo_entries, planes_from, Joiner};
 use super::rank::binom;
 use super::Table;
-use crate::estimate;
+use crate::estimate::{self, Start};
 use crate::isa::Isa;
 use crate::plan::Plan;
+use crate::prefix::Prefix;
 
 /// How the CPU counts a board's last rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,14 +140,15 @@ struct Board {
     rows: Vec<f64>,
 }
 
-/// What a count asks of the model: a plan whose prefixes are at row `depth`, the share of
-/// its work counted (a shard's, say), and the machine: `threads` threads on `isa` within
-/// `bound` bytes.
+/// What a count asks of the model: a plan whose prefixes are at row `depth`, the prefixes
+/// counted where they are only a part of the plan's work (a shard's, or what a checkpoint
+/// left: their boards and trees are the ones estimated, not the plan's), and the machine:
+/// `threads` threads on `isa` within `bound` bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Count<'a> {
     pub plan: &'a Plan,
     pub depth: usize,
-    pub share: f64,
+    pub part: Option<&'a [Prefix]>,
     pub bound: usize,
     pub threads: usize,
     pub isa: Option<Isa>,
@@ -160,16 +162,26 @@ pub struct Model<'a> {
 }
 
 impl<'a> Model<'a> {
-    /// The model of `count`, from random dives down each board.
+    /// The model of `count`, from random dives down each board, or from its part's
+    /// prefixes of each board.
     pub fn new(count: Count<'a>) -> Model<'a> {
         let plan = count.plan;
-        let dives = (DIVES / plan.boards.len().max(1) as u32).clamp(32, 2048);
-        let boards = plan
-            .boards
-            .iter()
-            .zip(&plan.due)
-            .map(|(rows, due)| Board { rows: estimate::per_row(rows, due, dives).iter().map(|r| r * count.share).collect() })
-            .collect();
+        // The dives go to the boards counted: a shard's prefixes may lie on a few of them.
+        let counted = count.part.map_or(plan.boards.len(), |prefixes| {
+            prefixes.iter().enumerate().filter(|&(i, p)| i == 0 || prefixes[i - 1].board != p.board).count()
+        });
+        let dives = (DIVES / counted.max(1) as u32).clamp(32, 2048);
+        let per_board = |b: usize| match count.part {
+            None => estimate::per_row(&plan.boards[b], &plan.due[b], dives),
+            Some(prefixes) => {
+                // The prefixes are grouped by board in plan order.
+                let from = prefixes.partition_point(|p| (p.board as usize) < b);
+                let to = prefixes.partition_point(|p| (p.board as usize) <= b);
+                let starts: Vec<Start> = prefixes[from..to].iter().map(|p| Start { cols: p.cols, ld: p.ld, rd: p.rd }).collect();
+                estimate::per_row_below(&plan.boards[b], &plan.due[b], count.depth, &starts, dives)
+            }
+        };
+        let boards = (0..plan.boards.len()).map(|b| Board { rows: per_board(b) }).collect();
         Model { count, boards, costs: Costs::of(count.isa) }
     }
 
@@ -184,11 +196,18 @@ impl<'a> Model<'a> {
         if method == Method::Search {
             return None;
         }
-        // A forced join is kept within the bound by the table itself (a set past it is
-        // counted without being kept); `auto` joins only where the table fits.
-        let fits = |c: &Choice| (method == Method::Join || c.bytes <= self.count.bound as f64) && c.keys <= u64::from(u32::MAX);
-        let best =
-            rows_allowed(plan, depth).filter_map(|k| self.at(k, method)).filter(fits).min_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
+        // `auto` joins only where the table fits. A forced join takes the fastest band
+        // whose table fits too, and only where none does the one of fewest bytes: the
+        // table then keeps within the bound by itself, and a partial board whose set it
+        // could not keep is searched through the band, which the model does not cost.
+        let choices: Vec<Choice> =
+            rows_allowed(plan, depth).filter_map(|k| self.at(k, method)).filter(|c| c.keys <= u64::from(u32::MAX)).collect();
+        let fastest = choices.iter().filter(|c| c.bytes <= self.count.bound as f64).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let best = match (fastest, method) {
+            (Some(best), _) => best.clone(),
+            (None, Method::Join) => choices.into_iter().min_by(|a, b| a.bytes.total_cmp(&b.bytes))?,
+            (None, _) => return None,
+        };
         let contention = 1.0 + CONTENTION_PER_THREAD * self.count.threads.saturating_sub(1) as f64;
         (method == Method::Join || best.seconds * contention < MARGIN * best.search_seconds).then_some(best)
     }
@@ -261,5 +280,50 @@ impl<'a> Model<'a> {
         c.seconds *= 1e-9;
         c.keys = u64::from(binom(n, k)) * used;
         (used > 0).then_some(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+    use crate::prefix;
+
+    fn model_of<'a>(plan: &'a Plan, depth: usize, part: Option<&'a [Prefix]>, bound: usize) -> Model<'a> {
+        Model::new(Count { plan, depth, part, bound, threads: 2, isa: None })
+    }
+
+    #[test]
+    fn a_forced_join_takes_a_band_whose_table_fits_where_one_does() {
+        let board = Board::empty(14).unwrap();
+        let plan = Plan::optimized(&board);
+        let depth = prefix::expand(&plan, 1 << 12).depth;
+        // A table's bytes depend on the bound (the builders' memos, the rounds' batches).
+        for bound in [0, 1 << 24, 1 << 26, 1 << 28, 1 << 30] {
+            let model = model_of(&plan, depth, None, bound);
+            let all: Vec<Choice> = rows_allowed(&plan, depth).filter_map(|k| model.at(k, Method::Join)).collect();
+            let least = all.iter().map(|c| c.bytes).fold(f64::INFINITY, f64::min);
+            let chosen = model.choose(Method::Join).unwrap();
+            let fitting: Vec<&Choice> = all.iter().filter(|c| c.bytes <= bound as f64).collect();
+            match fitting.iter().min_by(|a, b| a.seconds.total_cmp(&b.seconds)) {
+                Some(best) => assert_eq!(chosen.k, best.k, "bound {bound}"),
+                None => assert_eq!(chosen.bytes, least, "bound {bound}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_part_is_estimated_from_its_own_prefixes() {
+        let board = Board::from_fn(13, |r, c| (r * 3 + c * 5) % 11 != 0).unwrap();
+        let plan = Plan::optimized(&board);
+        let prefixes = prefix::expand(&plan, 1 << 12);
+        let first = prefixes.items[0].board;
+        let part: Vec<Prefix> = prefixes.items.iter().copied().filter(|p| p.board == first).collect();
+        let whole = model_of(&plan, prefixes.depth, None, 1 << 30);
+        let own = model_of(&plan, prefixes.depth, Some(&part), 1 << 30);
+        assert!(own.search_seconds() > 0.0 && own.search_seconds() < whole.search_seconds());
+        for (b, estimate) in own.boards.iter().enumerate() {
+            assert_eq!(b as u32 == first, estimate.rows.iter().any(|&r| r > 0.0), "board {b}");
+        }
     }
 }
