@@ -397,3 +397,50 @@ fn a_shard_of_a_record_size_board_plans_here() {
         assert!(p["roots"].as_array().unwrap().len() >= 16 && p["prefixes"].as_u64().unwrap() >= 16 * 1024);
     }
 }
+
+#[test]
+fn shards_count_the_same_by_join_as_by_search_and_merge_as_recounts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(41);
+    let board = dir.path().join("board.in");
+    std::fs::write(&board, random_board(&mut rng, 14, 0.04).to_text()).unwrap();
+    let inputs = [board.to_str().unwrap(), "fixtures/bench/empty_14.in"];
+    let plain = nqueen().args(["--backend", "cpu"]).args(inputs).output().unwrap();
+    assert!(plain.status.success());
+    for m in [3, 8] {
+        let by = |method: &str| {
+            let sub = dir.path().join(format!("{method}-{m}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            run_shards(&sub, m, &inputs, &["--backend", "cpu", "-j", "2", "--method", method])
+        };
+        let (searched, joined) = (by("search"), by("join"));
+        for (s, j) in searched.iter().zip(&joined) {
+            let counts = |path: &PathBuf| -> Vec<(String, String)> {
+                std::fs::read_to_string(path)
+                    .unwrap()
+                    .lines()
+                    .filter(|l| l.contains("\"record\":\"case\""))
+                    .map(|l| {
+                        let field = |name: &str| l.split(&format!("\"{name}\":")).nth(1).unwrap().split(',').next().unwrap().to_string();
+                        (field("count"), field("method"))
+                    })
+                    .collect()
+            };
+            let (s, j) = (counts(s), counts(j));
+            assert_eq!(s.len(), inputs.len());
+            for ((sc, sm), (jc, jm)) in s.iter().zip(&j) {
+                assert_eq!(sc, jc, "shard of {m}: searched {sc}, joined {jc}");
+                assert_eq!(sm, "\"search\"");
+                assert!(jm.starts_with("\"join(k="), "{jm}");
+            }
+        }
+        let both: Vec<&PathBuf> = searched.iter().chain(&joined).collect();
+        nqueen()
+            .arg("--merge")
+            .args(&both)
+            .assert()
+            .success()
+            .stdout(plain.stdout.clone())
+            .stderr(predicate::str::contains("every recount agrees"));
+    }
+}
