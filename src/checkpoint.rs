@@ -26,9 +26,9 @@ struct Entry {
     plan: Option<String>,
     /// Each unit's prefixes, count and the device-seconds it took.
     units: Vec<(Vec<Range<usize>>, Tally, f64)>,
-    /// The shard's whole count, the split it was counted from, and the device-seconds all
-    /// its runs took, once it is done.
-    done: Option<(String, Tally, f64)>,
+    /// The shard's whole count, the split it was counted from, the device-seconds all its
+    /// runs took and how the last counted it, once it is done.
+    done: Option<(String, Tally, f64, How)>,
 }
 
 /// What every shard of one case recorded must agree on: the board's hash, and the number
@@ -54,10 +54,18 @@ pub struct CaseShard {
 pub enum Resume {
     /// Nothing recorded.
     Fresh,
-    /// Counted whole, from the split `plan`.
-    Done { plan: String, tally: Tally, device_seconds: f64 },
+    /// Counted whole, from the split `plan`, as `how` says.
+    Done { plan: String, tally: Tally, device_seconds: f64, how: How },
     /// Some prefixes counted: their ranges and tally, from the prefixes `plan`.
     Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally, device_seconds: f64 },
+}
+
+/// How a case was counted, as a checkpoint keeps it for the record of a later run that
+/// finds it done: the backend and the method (none where an earlier build wrote the line).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct How {
+    pub backend: Option<String>,
+    pub method: Option<String>,
 }
 
 /// An open checkpoint: what it held when opened, and the file, appended to as units finish.
@@ -141,7 +149,10 @@ impl Checkpoint {
                 let tally = Tally { solutions: l.solutions, nodes: l.nodes };
                 entry.units.push((l.ranges.into_iter().map(|[a, b]| a..b).collect(), tally, l.device_seconds));
             }
-            Line::Case(l) => entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes }, l.device_seconds)),
+            Line::Case(l) => {
+                let how = How { backend: l.backend, method: l.method };
+                entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes }, l.device_seconds, how));
+            }
             Line::Header(_) => unreachable!("headers are taken by open"),
         }
         Ok(())
@@ -167,8 +178,8 @@ impl Checkpoint {
             )));
         }
         let Some(entry) = self.entries.get(&(input, case, shard.index)) else { return Ok(Resume::Fresh) };
-        if let Some((plan, tally, device_seconds)) = entry.done.clone() {
-            return Ok(Resume::Done { plan, tally, device_seconds });
+        if let Some((plan, tally, device_seconds, how)) = entry.done.clone() {
+            return Ok(Resume::Done { plan, tally, device_seconds, how });
         }
         let ranges = entry.units.iter().flat_map(|(r, _, _)| r.iter().cloned()).collect();
         let tally = entry.units.iter().map(|(_, t, _)| *t).sum();
@@ -212,8 +223,8 @@ impl Checkpoint {
     }
 
     /// Records that `at` is counted whole from the split `plan`, `tally`, its runs having
-    /// taken `device_seconds` in all.
-    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64) -> io::Result<()> {
+    /// taken `device_seconds` in all, the last as `how` says.
+    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64, how: &How) -> io::Result<()> {
         self.append(&Line::Case(CaseLine {
             record: Kind::Case,
             input: at.input,
@@ -225,6 +236,8 @@ impl Checkpoint {
             solutions: tally.solutions,
             nodes: tally.nodes,
             device_seconds,
+            backend: how.backend.clone(),
+            method: how.method.clone(),
         }))
     }
 
@@ -260,6 +273,10 @@ mod tests {
         Unit { ranges: ranges.to_vec(), estimate: 1.0 }
     }
 
+    fn gpu_join() -> How {
+        How { backend: Some("gpu(0: H100)".into()), method: Some("join(k=9)".into()) }
+    }
+
     #[test]
     fn what_was_recorded_is_resumed() {
         let dir = tempfile::tempdir().unwrap();
@@ -269,14 +286,17 @@ mod tests {
         let t = |s| Tally { solutions: s, nodes: 10 * s };
         c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
         c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
-        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92), 9.0).unwrap();
+        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92), 9.0, &gpu_join()).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
             c.resume(&at(0, 1, "b1", Shard::WHOLE)).unwrap(),
             Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7), device_seconds: 3.5 }
         );
-        assert_eq!(c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(), Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0 });
+        assert_eq!(
+            c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(),
+            Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, how: gpu_join() }
+        );
         assert_eq!(c.resume(&at(1, 1, "b1", Shard::WHOLE)).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 2, "other", Shard::WHOLE)).unwrap_err().0.contains("written for another input"));
         assert!(c.resume(&at(0, 2, "b2", Shard { index: 1, count: 2 })).is_err());
@@ -295,14 +315,17 @@ mod tests {
         let shard = |index| Shard { index, count: 4 };
         let t = Tally { solutions: 5, nodes: 50 };
         c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t, 1.0).unwrap();
-        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0).unwrap();
+        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0, &How::default()).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
             c.resume(&at(0, 1, "b", shard(1))).unwrap(),
             Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t, device_seconds: 1.0 }
         );
-        assert_eq!(c.resume(&at(0, 1, "b", shard(2))).unwrap(), Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0 });
+        assert_eq!(
+            c.resume(&at(0, 1, "b", shard(2))).unwrap(),
+            Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0, how: How::default() }
+        );
         assert_eq!(c.resume(&at(0, 1, "b", shard(0))).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().0.contains("shard 1/4, not 1/5"));
     }
@@ -318,13 +341,13 @@ mod tests {
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
-        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }, 0.0).unwrap();
+        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }, 0.0, &How::default()).unwrap();
         drop(c);
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         assert_eq!(
             c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(),
-            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0 }
+            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, how: How::default() }
         );
     }
 

@@ -132,7 +132,8 @@ pub struct UniquePart {
 
 impl CaseRecord {
     /// Which kind of counter counted it: its backend without the device, "cpu" or "gpu"
-    /// ("checkpoint" where an earlier run's checkpoint held the count).
+    /// ("checkpoint" where an earlier build's checkpoint held the count without saying how
+    /// it was counted).
     pub fn backend_kind(&self) -> &str {
         self.backend.split('(').next().unwrap_or_default()
     }

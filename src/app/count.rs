@@ -15,7 +15,7 @@ use super::dry_run;
 use super::read_ahead::ReadAhead;
 use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
-use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
+use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, How, Resume};
 use crate::control::Control;
 use crate::parts::provenance::{self, Provenance};
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
@@ -114,6 +114,14 @@ struct Counted {
     started: SystemTime,
     /// Seconds of one device it took, over every run that counted part of it.
     device_seconds: f64,
+    /// How it was counted: by `report` where this run counted it, else as the checkpoint
+    /// that held it says.
+    how: How,
+}
+
+/// How `report` says its case was counted, for records and the checkpoint.
+fn counted_by(report: &Report) -> How {
+    How { backend: Some(report.backend.to_string()), method: Some(report.method()) }
 }
 
 impl Counted {
@@ -124,6 +132,7 @@ impl Counted {
             board: String::new(),
             plan: String::new(),
             device_seconds: report.device_seconds,
+            how: counted_by(&report),
             report: Some(report),
             estimate: None,
             started: SystemTime::now(),
@@ -224,10 +233,10 @@ impl Counter<'_> {
             }
         };
         sink.line(&line)?;
-        let Counted { tally, board: hash, plan, report, device_seconds, .. } = counted;
+        let Counted { tally, board: hash, plan, report, device_seconds, how, .. } = counted;
         if let Some(c) = &self.checkpoint {
             let at = CaseShard { input: index, case, board: hash, shard: shard.unwrap_or(Shard::WHOLE) };
-            if let Err(e) = c.case(&at, &plan, tally, device_seconds) {
+            if let Err(e) = c.case(&at, &plan, tally, device_seconds, &how) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
@@ -262,9 +271,9 @@ impl Counter<'_> {
                 Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")).ok_or_else(unique::mismatch),
             };
         };
-        let (backend, seconds) =
-            counted.report.as_ref().map_or(("checkpoint".to_string(), 0.0), |r| (r.backend.to_string(), r.elapsed.as_secs_f64()));
-        let method = counted.report.as_ref().map(Report::method);
+        let backend = counted.how.backend.clone().unwrap_or_else(|| "checkpoint".to_string());
+        let seconds = counted.report.as_ref().map_or(0.0, |r| r.elapsed.as_secs_f64());
+        let method = counted.how.method.clone();
         let cards = counted.report.as_ref().map(|r| r.cards.clone()).filter(|c| !c.is_empty());
         let (machine, machine_from) = self.provenance.machine.clone().unzip();
         let record = CaseRecord {
@@ -334,8 +343,8 @@ impl Counter<'_> {
             Some(c) => c.resume(&at).map_err(CaseError::Checkpoint)?,
             None => Resume::Fresh,
         };
-        if let Resume::Done { plan, tally, device_seconds } = resume {
-            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds });
+        if let Resume::Done { plan, tally, device_seconds, how } = resume {
+            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, how });
         }
         // A whole case is planned as a plain run plans it; a shard, by the split.
         let prepared = match shard {
@@ -364,7 +373,17 @@ impl Counter<'_> {
         let tally = Tally { solutions: report.count, nodes: report.nodes };
         let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
         let device_seconds = report.device_seconds;
-        Ok(Counted { tally, board: at.board, plan: prepared.fingerprint.clone(), report: Some(report), estimate, started, device_seconds })
+        let how = counted_by(&report);
+        Ok(Counted {
+            tally,
+            board: at.board,
+            plan: prepared.fingerprint.clone(),
+            report: Some(report),
+            estimate,
+            started,
+            device_seconds,
+            how,
+        })
     }
 
     /// With `--shard`, writes the end record of input `index` for each shard, which held

@@ -79,6 +79,11 @@ pub(super) struct CaseLine {
     pub(super) nodes: u128,
     #[serde(default)]
     pub(super) device_seconds: f64,
+    /// How the last run counted it (lines of earlier builds say nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) backend: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) method: Option<String>,
 }
 
 impl Line {
