@@ -33,6 +33,11 @@ impl Prefix {
         next_cells(plan.boards[b][row], plan.due[b][row], self.cols, self.ld, self.rd)
     }
 
+    /// Where a dive of Knuth's estimate starts from this prefix.
+    pub fn start(&self) -> Start {
+        Start { cols: self.cols, ld: self.ld, rd: self.rd }
+    }
+
     /// The prefix one row further on, with a queen at `bit` in the current row.
     #[inline(always)]
     pub fn place(&self, bit: u32) -> Prefix {
@@ -61,7 +66,7 @@ impl Prefixes {
             .map(|_| {
                 let p = &self.items[d.below(self.items.len() as u64) as usize];
                 let b = p.board as usize;
-                d.dive(&plan.boards[b], &plan.due[b], Start { cols: p.cols, ld: p.ld, rd: p.rd }, self.depth)
+                d.dive(&plan.boards[b], &plan.due[b], p.start(), self.depth)
             })
             .sum();
         total / dives as f64 * self.items.len() as f64

@@ -8,7 +8,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::estimate::{Dives, Start};
+use crate::estimate::Dives;
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 
@@ -102,7 +102,7 @@ fn estimate(plan: &Plan, items: &[Prefix], depth: usize, seed: u64) -> f64 {
         .map(|_| {
             let p = &items[d.below(items.len() as u64) as usize];
             let b = p.board as usize;
-            1.0 + d.dive(&plan.boards[b], &plan.due[b], Start { cols: p.cols, ld: p.ld, rd: p.rd }, depth)
+            1.0 + d.dive(&plan.boards[b], &plan.due[b], p.start(), depth)
         })
         .sum();
     total / DIVES_PER_BLOCK as f64 * items.len() as f64

@@ -177,7 +177,7 @@ impl<'a> Model<'a> {
                 // The prefixes are grouped by board in plan order.
                 let from = prefixes.partition_point(|p| (p.board as usize) < b);
                 let to = prefixes.partition_point(|p| (p.board as usize) <= b);
-                let starts: Vec<Start> = prefixes[from..to].iter().map(|p| Start { cols: p.cols, ld: p.ld, rd: p.rd }).collect();
+                let starts: Vec<Start> = prefixes[from..to].iter().map(Prefix::start).collect();
                 estimate::per_row_below(&plan.boards[b], &plan.due[b], count.depth, &starts, dives)
             }
         };
