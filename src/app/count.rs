@@ -114,9 +114,8 @@ struct Counted {
     started: SystemTime,
     /// Seconds of one device it took, over every run that counted part of it.
     device_seconds: f64,
-    /// How it was counted: by `report` where this run counted it, else as the checkpoint
-    /// that held it says.
-    how: How,
+    /// How the checkpoint that held it says it was counted, where this run did not count it.
+    resumed: How,
 }
 
 /// How `report` says its case was counted, for records and the checkpoint.
@@ -125,6 +124,11 @@ fn counted_by(report: &Report) -> How {
 }
 
 impl Counted {
+    /// How it was counted: by this run's report, else as the checkpoint that held it says.
+    fn how(&self) -> How {
+        self.report.as_ref().map_or_else(|| self.resumed.clone(), counted_by)
+    }
+
     /// A case counted all at once by `report`, with no record or checkpoint to fill.
     fn plain(report: Report) -> Counted {
         Counted {
@@ -132,7 +136,7 @@ impl Counted {
             board: String::new(),
             plan: String::new(),
             device_seconds: report.device_seconds,
-            how: counted_by(&report),
+            resumed: How::default(),
             report: Some(report),
             estimate: None,
             started: SystemTime::now(),
@@ -233,16 +237,15 @@ impl Counter<'_> {
             }
         };
         sink.line(&line)?;
-        let Counted { tally, board: hash, plan, report, device_seconds, how, .. } = counted;
         if let Some(c) = &self.checkpoint {
-            let at = CaseShard { input: index, case, board: hash, shard: shard.unwrap_or(Shard::WHOLE) };
-            if let Err(e) = c.case(&at, &plan, tally, device_seconds, &how) {
+            let at = CaseShard { input: index, case, board: counted.board.clone(), shard: shard.unwrap_or(Shard::WHOLE) };
+            if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, &counted.how()) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
         }
         let which = shard.map_or(String::new(), |s| format!(" shard {}/{}:", s.index, s.count));
-        match &report {
+        match &counted.report {
             Some(r) if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} {r}")),
             None if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} counted by an earlier run (checkpoint)")),
             _ => {}
@@ -271,9 +274,9 @@ impl Counter<'_> {
                 Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")).ok_or_else(unique::mismatch),
             };
         };
-        let backend = counted.how.backend.clone().unwrap_or_else(|| "checkpoint".to_string());
+        let How { backend, method } = counted.how();
+        let backend = backend.unwrap_or_else(|| "checkpoint".to_string());
         let seconds = counted.report.as_ref().map_or(0.0, |r| r.elapsed.as_secs_f64());
-        let method = counted.how.method.clone();
         let cards = counted.report.as_ref().map(|r| r.cards.clone()).filter(|c| !c.is_empty());
         let (machine, machine_from) = self.provenance.machine.clone().unzip();
         let record = CaseRecord {
@@ -344,7 +347,7 @@ impl Counter<'_> {
             None => Resume::Fresh,
         };
         if let Resume::Done { plan, tally, device_seconds, how } = resume {
-            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, how });
+            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed: how });
         }
         // A whole case is planned as a plain run plans it; a shard, by the split.
         let prepared = match shard {
@@ -373,7 +376,6 @@ impl Counter<'_> {
         let tally = Tally { solutions: report.count, nodes: report.nodes };
         let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
         let device_seconds = report.device_seconds;
-        let how = counted_by(&report);
         Ok(Counted {
             tally,
             board: at.board,
@@ -382,7 +384,7 @@ impl Counter<'_> {
             estimate,
             started,
             device_seconds,
-            how,
+            resumed: How::default(),
         })
     }
 
