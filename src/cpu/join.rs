@@ -10,7 +10,6 @@ use std::sync::Mutex;
 
 use super::pieces::Deal;
 use super::{Search, CHECK_EVERY};
-use crate::board::next_cells;
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::Prefix;
@@ -154,7 +153,7 @@ impl<'a> Worker<'a> {
                 self.batch.push(self.table, p);
                 return true;
             } else {
-                let cells = self.cells(self.depth, &p);
+                let cells = p.avail(self.plan, self.depth);
                 self.stack.push((p, cells));
                 return true;
             }
@@ -186,15 +185,9 @@ impl<'a> Worker<'a> {
                     return;
                 }
             } else {
-                let cells = self.cells(row + 1, &child);
+                let cells = child.avail(self.plan, row + 1);
                 self.stack.push((child, cells));
             }
         }
-    }
-
-    /// The cells of row `row` where `p`'s next queen may go, the due columns looked at.
-    fn cells(&self, row: usize, p: &Prefix) -> u32 {
-        let b = p.board as usize;
-        next_cells(self.plan.boards[b][row], self.plan.due[b][row], p.cols, p.ld, p.rd)
     }
 }
