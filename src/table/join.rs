@@ -89,6 +89,17 @@ pub(super) unsafe fn one_by_one<K: Kernel>(set: &Set<'_>, requests: &[Request], 
     total
 }
 
+/// The attacks of up to `N` requests side by side, for the vector kernels' lanes (lanes
+/// past the requests attack nothing).
+#[inline(always)]
+pub(super) fn side_by_side<const N: usize>(requests: &[Request]) -> ([u32; N], [u32; N]) {
+    let (mut ld, mut rd) = ([0u32; N], [0u32; N]);
+    for (i, p) in requests.iter().take(N).enumerate() {
+        (ld[i], rd[i]) = (p.ld, p.rd);
+    }
+    (ld, rd)
+}
+
 /// The sum of `counts` (one per request) over `requests`, each times its board's weight.
 #[inline(always)]
 pub(super) fn weighted_by(requests: &[Request], weights: &[u64], counts: &[u32]) -> u128 {

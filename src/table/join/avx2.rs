@@ -6,7 +6,7 @@ use std::arch::x86_64::*;
 
 use std::ops::Range;
 
-use super::{join_with, one_by_one, weighted_by, Joiner, Kernel};
+use super::{join_with, one_by_one, side_by_side, weighted_by, Joiner, Kernel};
 use crate::table::batch::{Batch, Request};
 use crate::table::set::{Form, Set, PAD};
 
@@ -71,10 +71,7 @@ impl Kernel for Avx2 {
         let blocks = set.blocks();
         let zero = _mm256_setzero_si256();
         for requests in requests.chunks(LANES) {
-            let (mut ld, mut rd) = ([0u32; LANES], [0u32; LANES]);
-            for (i, p) in requests.iter().enumerate() {
-                (ld[i], rd[i]) = (p.ld, p.rd);
-            }
+            let (ld, rd) = side_by_side::<LANES>(requests);
             let (ld, rd) = (_mm256_loadu_si256(ld.as_ptr().cast()), _mm256_loadu_si256(rd.as_ptr().cast()));
             let mut count = zero;
             for (b, block) in blocks.chunks_exact(2 * PAD).enumerate() {

@@ -7,7 +7,7 @@ use std::arch::x86_64::*;
 
 use std::ops::Range;
 
-use super::{join_with, one_by_one, weighted_by, Joiner, Kernel};
+use super::{join_with, one_by_one, side_by_side, weighted_by, Joiner, Kernel};
 use crate::table::batch::{Batch, Request};
 use crate::table::set::{Form, Set, PAD};
 
@@ -90,10 +90,7 @@ impl Kernel for Avx512 {
         let blocks = set.blocks();
         let one = _mm512_set1_epi32(1);
         for requests in requests.chunks(PAD) {
-            let (mut ld, mut rd) = ([0u32; PAD], [0u32; PAD]);
-            for (i, p) in requests.iter().enumerate() {
-                (ld[i], rd[i]) = (p.ld, p.rd);
-            }
+            let (ld, rd) = side_by_side::<PAD>(requests);
             let (ld, rd) = (_mm512_loadu_si512(ld.as_ptr().cast()), _mm512_loadu_si512(rd.as_ptr().cast()));
             let mut count = _mm512_setzero_si512();
             for (b, block) in blocks.chunks_exact(2 * PAD).enumerate() {
