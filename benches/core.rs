@@ -22,9 +22,9 @@ fn counting_core(c: &mut Criterion) {
         let prefixes = prefix::expand(&plan, prefix::cpu_target(None));
         let ctl = Control::default();
         // Nodes are fixed for a board, so elements/s here is nodes per second.
-        let nodes = cpu::count(&plan, &prefixes, &[], Schedule::default(), None, &ctl).expect("not cancelled").nodes;
+        let nodes = cpu::count(&plan, &prefixes, &[], Schedule::default(), &ctl).expect("not cancelled").nodes;
         group.throughput(Throughput::Elements(u64::try_from(nodes).expect("a benchmark board's nodes fit in 64 bits")));
-        group.bench_function(name, |b| b.iter(|| cpu::count(&plan, &prefixes, &[], Schedule::default(), None, &ctl)));
+        group.bench_function(name, |b| b.iter(|| cpu::count(&plan, &prefixes, &[], Schedule::default(), &ctl)));
     }
     group.finish();
 }

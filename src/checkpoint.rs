@@ -14,6 +14,8 @@ use std::sync::Mutex;
 
 mod lines;
 
+use serde::de::IgnoredAny;
+
 use crate::tally::Tally;
 use crate::work::{Selection, Shard, Unit};
 use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, UnitLine, FORMAT};
@@ -27,8 +29,8 @@ struct Entry {
     /// Each unit's prefixes, count and the device-seconds it took.
     units: Vec<(Vec<Range<usize>>, Tally, f64)>,
     /// The shard's whole count, the split it was counted from, the device-seconds all its
-    /// runs took and how the last counted it, once it is done.
-    done: Option<(String, Tally, f64, How)>,
+    /// runs took and the backend of the last, once it is done.
+    done: Option<(String, Tally, f64, Option<String>)>,
 }
 
 /// What every shard of one case recorded must agree on: the board's hash, and the number
@@ -54,18 +56,11 @@ pub struct CaseShard {
 pub enum Resume {
     /// Nothing recorded.
     Fresh,
-    /// Counted whole, from the split `plan`, as `how` says.
-    Done { plan: String, tally: Tally, device_seconds: f64, how: How },
+    /// Counted whole, from the split `plan`, by `backend` (none where an earlier build wrote
+    /// the line).
+    Done { plan: String, tally: Tally, device_seconds: f64, backend: Option<String> },
     /// Some prefixes counted: their ranges and tally, from the prefixes `plan`.
     Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally, device_seconds: f64 },
-}
-
-/// How a case was counted, as a checkpoint keeps it for the record of a later run that
-/// finds it done: the backend and the method (none where an earlier build wrote the line).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct How {
-    pub backend: Option<String>,
-    pub method: Option<String>,
 }
 
 /// An open checkpoint: what it held when opened, and the file, appended to as units finish.
@@ -150,8 +145,7 @@ impl Checkpoint {
                 entry.units.push((l.ranges.into_iter().map(|[a, b]| a..b).collect(), tally, l.device_seconds));
             }
             Line::Case(l) => {
-                let how = How { backend: l.backend, method: l.method };
-                entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes }, l.device_seconds, how));
+                entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes }, l.device_seconds, l.backend));
             }
             Line::Header(_) => unreachable!("headers are taken by open"),
         }
@@ -178,8 +172,8 @@ impl Checkpoint {
             )));
         }
         let Some(entry) = self.entries.get(&(input, case, shard.index)) else { return Ok(Resume::Fresh) };
-        if let Some((plan, tally, device_seconds, how)) = entry.done.clone() {
-            return Ok(Resume::Done { plan, tally, device_seconds, how });
+        if let Some((plan, tally, device_seconds, backend)) = entry.done.clone() {
+            return Ok(Resume::Done { plan, tally, device_seconds, backend });
         }
         let ranges = entry.units.iter().flat_map(|(r, _, _)| r.iter().cloned()).collect();
         let tally = entry.units.iter().map(|(_, t, _)| *t).sum();
@@ -223,8 +217,8 @@ impl Checkpoint {
     }
 
     /// Records that `at` is counted whole from the split `plan`, `tally`, its runs having
-    /// taken `device_seconds` in all, the last as `how` says.
-    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64, how: &How) -> io::Result<()> {
+    /// taken `device_seconds` in all, the last on `backend`.
+    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64, backend: Option<&str>) -> io::Result<()> {
         self.append(&Line::Case(CaseLine {
             record: Kind::Case,
             input: at.input,
@@ -236,8 +230,8 @@ impl Checkpoint {
             solutions: tally.solutions,
             nodes: tally.nodes,
             device_seconds,
-            backend: how.backend.clone(),
-            method: how.method.clone(),
+            backend: backend.map(str::to_string),
+            method: IgnoredAny,
         }))
     }
 
@@ -273,10 +267,6 @@ mod tests {
         Unit { ranges: ranges.to_vec(), estimate: 1.0 }
     }
 
-    fn gpu_join() -> How {
-        How { backend: Some("gpu(0: H100)".into()), method: Some("join(k=9)".into()) }
-    }
-
     #[test]
     fn what_was_recorded_is_resumed() {
         let dir = tempfile::tempdir().unwrap();
@@ -286,7 +276,7 @@ mod tests {
         let t = |s| Tally { solutions: s, nodes: 10 * s };
         c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
         c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
-        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92), 9.0, &gpu_join()).unwrap();
+        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92), 9.0, Some("gpu(0: H100)")).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
@@ -295,7 +285,7 @@ mod tests {
         );
         assert_eq!(
             c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(),
-            Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, how: gpu_join() }
+            Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, backend: Some("gpu(0: H100)".into()) }
         );
         assert_eq!(c.resume(&at(1, 1, "b1", Shard::WHOLE)).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 2, "other", Shard::WHOLE)).unwrap_err().0.contains("written for another input"));
@@ -315,7 +305,7 @@ mod tests {
         let shard = |index| Shard { index, count: 4 };
         let t = Tally { solutions: 5, nodes: 50 };
         c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t, 1.0).unwrap();
-        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0, &How::default()).unwrap();
+        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0, None).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
@@ -324,7 +314,7 @@ mod tests {
         );
         assert_eq!(
             c.resume(&at(0, 1, "b", shard(2))).unwrap(),
-            Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0, how: How::default() }
+            Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0, backend: None }
         );
         assert_eq!(c.resume(&at(0, 1, "b", shard(0))).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().0.contains("shard 1/4, not 1/5"));
@@ -341,14 +331,34 @@ mod tests {
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
-        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }, 0.0, &How::default()).unwrap();
+        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }, 0.0, None).unwrap();
         drop(c);
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         assert_eq!(
             c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(),
-            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, how: How::default() }
+            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, backend: None }
         );
+    }
+
+    #[test]
+    fn case_lines_that_name_a_method_still_read() {
+        // Builds with the table join (up to commit e5ec949) wrote the method beside the backend.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("join.ckpt");
+        let header = format!("{{\"record\":\"header\",\"format\":1,\"nqueen\":\"{}\"}}\n", version());
+        let case = r#"{"record":"case","input":0,"case":1,"board":"b","shard":0,"shards":1,"plan":"p","solutions":92,"nodes":9,"device_seconds":1.5,"backend":"cpu(2 threads)","method":"join(k=9)"}"#;
+        std::fs::write(&path, format!("{header}{case}\n")).unwrap();
+        let (c, _) = Checkpoint::open(&path).unwrap();
+        let done = Resume::Done {
+            plan: "p".into(),
+            tally: Tally { solutions: 92, nodes: 9 },
+            device_seconds: 1.5,
+            backend: Some("cpu(2 threads)".into()),
+        };
+        assert_eq!(c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(), done);
+        c.case(&at(0, 2, "b", Shard::WHOLE), "p", Tally { solutions: 1, nodes: 1 }, 0.0, Some("cpu")).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().lines().last().unwrap().contains("method"));
     }
 
     #[test]

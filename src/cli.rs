@@ -7,7 +7,6 @@ use clap::{Parser, ValueEnum};
 use nqueen::app::{Config, Counting, Input, Merging, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
-use nqueen::table::Method;
 use nqueen::work::Shards;
 
 /// The most worker threads `-j` takes: every thread is started before any work, so a typo
@@ -48,19 +47,6 @@ pub struct Cli {
     /// schedule(static, 1024)).
     #[arg(long, value_enum, default_value_t = ScheduleArg::Dynamic)]
     schedule: ScheduleArg,
-
-    /// How the CPU counts each board's last rows: search visits every node; join searches
-    /// down to a band of the last k rows and counts the band from a table of its placements
-    /// per set of free columns, made once per board and shared by every thread and shard;
-    /// auto joins where a model of both says it is faster, within --join-memory.
-    #[arg(long, value_enum, default_value_t = MethodArg::Auto)]
-    method: MethodArg,
-
-    /// The most memory the table of --method join may take, in bytes or with a suffix K,
-    /// M or G (powers of 1024); the model picks the band's rows to fit, and past the bound
-    /// a set is counted without being kept [default: 1G].
-    #[arg(long, value_name = "SIZE", value_parser = size)]
-    join_memory: Option<usize>,
 
     /// Search every board as it is: no orientation choice, no symmetry (for testing and timing).
     #[arg(long)]
@@ -174,23 +160,6 @@ fn share(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{text:?} is not a share from 0 to 1, e.g. 0.02"))
 }
 
-/// Parses a size in bytes: a number, or one with K, M or G (powers of 1024) after it.
-fn size(text: &str) -> Result<usize, String> {
-    let t = text.trim();
-    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => t.split_at(i),
-        None => (t, ""),
-    };
-    let scale: usize = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        _ => return Err(format!("{text:?}: expected bytes, or a number with K, M or G, e.g. 512M")),
-    };
-    digits.parse::<usize>().ok().and_then(|d| d.checked_mul(scale)).ok_or_else(|| format!("{text:?} is not a size in bytes, e.g. 512M"))
-}
-
 /// Parses "A..B": the board sizes A to B of the table.
 fn table(text: &str) -> Result<(usize, usize), String> {
     let (a, b) = text.split_once("..").ok_or("expected A..B, board sizes A to B, e.g. 4..16")?;
@@ -239,13 +208,6 @@ enum BackendArg {
     Auto,
     Cpu,
     Gpu,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum MethodArg {
-    Auto,
-    Search,
-    Join,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -305,12 +267,6 @@ impl Cli {
                 gpu_prefixes: self.gpu_prefixes.map(|n| n as usize),
                 // main exits without dropping the solver.
                 quick_exit: true,
-                method: match self.method {
-                    MethodArg::Auto => Method::Auto,
-                    MethodArg::Search => Method::Search,
-                    MethodArg::Join => Method::Join,
-                },
-                join_memory: self.join_memory,
             },
             stats: self.stats,
             progress: stderr_is_terminal && !self.quiet,

@@ -2,15 +2,15 @@
 //! (sixteen or eight prefixes at a time in [`lanes`] where the CPU has AVX-512 or
 //! AVX2), spread over a rayon pool in static or dynamic chunks.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::board::{due_matters, next_cells};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
-use crate::table::Table;
 use crate::tally::Tally;
 
 mod descend;
-mod join;
 #[cfg(target_arch = "x86_64")]
 pub mod lanes;
 mod pieces;
@@ -49,33 +49,37 @@ pub const DYNAMIC_CHUNK: usize = 16;
 
 /// Counts all of `prefixes` on the current rayon pool: each thread takes its chunks as the
 /// schedule says and feeds their prefixes to one search, so that the lanes of
-/// [`lanes`] never wait for a chunk's last prefix; with a `table`, the boards it joins
-/// are searched down to its band and joined (see [`join`]). `work` is each prefix's
-/// estimated work (empty: one each), by which heavy prefixes are made finer and the
-/// dynamic schedule's chunks cut (see [`pieces`]), and the progress bar advances.
-pub fn count(
-    plan: &Plan,
-    prefixes: &Prefixes,
-    work: &[f64],
-    schedule: Schedule,
-    table: Option<&Table>,
-    ctl: &Control,
-) -> Result<Tally, Interrupted> {
+/// [`lanes`] never wait for a chunk's last prefix. `work` is each prefix's estimated work
+/// (empty: one each), by which heavy prefixes are made finer and the dynamic schedule's
+/// chunks cut (see [`pieces`]), and the progress bar advances.
+pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
     let threads = rayon::current_num_threads();
     let finer = pieces::finer(plan, prefixes, work, threads);
     ctl.advance(finer.dropped);
-    let depth = finer.prefixes.depth;
-    let deal = pieces::Deal::new(&finer.prefixes.items, &finer.work, schedule, threads, ctl);
+    let (depth, items, work) = (finer.prefixes.depth, &finer.prefixes.items[..], &finer.work[..]);
+    let chunks = pieces::chunks(work, items.len(), threads);
+    let taken = AtomicUsize::new(0);
     let search = Search::new(plan, depth);
+    let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| {
+        let mut dealt = (ctx.index() * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
+        let mine = std::iter::from_fn(|| {
+            // A cancelled run stops taking chunks; its partial sums are thrown away below.
+            ctl.check().ok()?;
+            let range = match schedule {
+                Schedule::Static => dealt.next().map(|start| start..items.len().min(start + STATIC_CHUNK))?,
+                Schedule::Dynamic => {
+                    let i = taken.fetch_add(1, Ordering::Relaxed);
+                    *chunks.get(i)?..*chunks.get(i + 1)?
+                }
+            };
+            let chunk = items.get(range.clone())?;
+            ctl.advance(work.get(range).map_or(chunk.len() as f64, |w| w.iter().sum()));
+            Some(chunk)
+        });
+        search.run(plan, depth, mine.flatten().copied(), ctl)
+    });
     let below = Tally { solutions: 0, nodes: u128::from(finer.nodes) };
-    // A cancelled run stops taking chunks; its partial sums are thrown away.
-    let total = match table {
-        Some(table) if depth <= plan.n - table.k() => below + join::count(&search, plan, table, depth, &deal, ctl)?,
-        _ => {
-            let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| search.run(plan, depth, deal.of(ctx.index()), ctl));
-            outcome.into_iter().try_fold(below, |a, b| b.map(|b| a + b))?
-        }
-    };
+    let total = outcome.into_iter().try_fold(below, |a, b| b.map(|b| a + b))?;
     ctl.check()?;
     Ok(total)
 }
@@ -372,8 +376,8 @@ mod tests {
                 work.iter_mut().step_by(50).for_each(|w| *w = 2000.0);
                 assert!(pieces::finer(&plan, &base, &work, 4).prefixes.depth > base.depth);
                 let ctl = Control::default();
-                let even = pool.install(|| count(&plan, &base, &[], Schedule::Dynamic, None, &ctl)).unwrap();
-                let finer = pool.install(|| count(&plan, &base, &work, Schedule::Dynamic, None, &ctl)).unwrap();
+                let even = pool.install(|| count(&plan, &base, &[], Schedule::Dynamic, &ctl)).unwrap();
+                let finer = pool.install(|| count(&plan, &base, &work, Schedule::Dynamic, &ctl)).unwrap();
                 assert_eq!(finer.solutions, even.solutions);
             }
         }
@@ -395,11 +399,11 @@ mod tests {
         // 92 solutions of weight 2^33 each: past 32 bits, as the count of an empty 19x19 is.
         let mut plan = Plan::plain(&Board::empty(8).unwrap());
         plan.weights = vec![1 << 33];
-        let got = count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, None, &Control::default()).unwrap();
+        let got = count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, &Control::default()).unwrap();
         assert_eq!(got.solutions, 92 << 33);
         // And past 64 bits, which no 64-bit sum could hold.
         plan.weights = vec![u64::MAX];
-        let got = count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, None, &Control::default()).unwrap();
+        let got = count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, &Control::default()).unwrap();
         assert_eq!(got.solutions, 92 * u128::from(u64::MAX));
     }
 
@@ -408,6 +412,6 @@ mod tests {
         let plan = Plan::plain(&Board::empty(10).unwrap());
         let ctl = Control::default();
         ctl.cancel();
-        assert!(count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, None, &ctl).is_err());
+        assert!(count(&plan, &expand(&plan, 100), &[], Schedule::Dynamic, &ctl).is_err());
     }
 }

@@ -79,10 +79,10 @@ pub struct CaseRecord {
     pub nodes: u128,
     pub backend: String,
     pub seconds: f64,
-    /// How the last rows were counted: "search", or "join(k=K)" against a table of the last
-    /// K rows (see [`crate::table`]). Records of earlier builds have none: they searched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
+    /// How records of builds that had a table join (up to commit e5ec949) counted the last
+    /// rows, "search" or "join(k=K)": read, and not kept.
+    #[serde(default, skip_serializing)]
+    pub method: IgnoredAny,
     /// With `--unique`: what the shard adds to the case's unique count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<UniquePart>,
@@ -136,12 +136,6 @@ impl CaseRecord {
     /// it was counted).
     pub fn backend_kind(&self) -> &str {
         self.backend.split('(').next().unwrap_or_default()
-    }
-
-    /// How its last rows were counted, without the band's height: "search" (also for
-    /// records of builds that had no other way) or "join".
-    pub fn method_kind(&self) -> &str {
-        self.method.as_deref().map_or("search", |m| m.split('(').next().unwrap_or_default())
     }
 }
 
@@ -353,7 +347,7 @@ mod tests {
             nodes: 1,
             backend: "cpu".into(),
             seconds: 0.5,
-            method: None,
+            method: IgnoredAny,
             unique: None,
             run: Some("r1".into()),
             host: Some("h".into()),

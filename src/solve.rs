@@ -11,7 +11,6 @@ mod report;
 
 use std::fmt;
 use std::io;
-use std::sync::Arc;
 use std::time::Instant;
 
 use crate::board::Board;
@@ -19,9 +18,7 @@ use crate::control::{Control, Interrupted};
 use crate::cpu::Schedule;
 use crate::gpu::{Gpu, GpuCountError, GpuError};
 use crate::plan::{self, Plan, PLANNING_CUT};
-use crate::prefix::Prefix;
 use crate::split::Split;
-use crate::table::{self, Method, Table};
 use crate::tally::Tally;
 use crate::work::{Selection, Shard, Unit};
 use auto::Auto;
@@ -61,19 +58,7 @@ pub struct Options {
     /// Hand the GPU driver's teardown to a child process once the GPU is open (see
     /// [`Gpu::hand_over_teardown`]): for a process that exits without dropping its solver.
     pub quick_exit: bool,
-    /// How the CPU counts the last rows: searched, joined against a table (see
-    /// [`crate::table`]), or as the model chooses.
-    pub method: Method,
-    /// The bytes a table may take; [`DEFAULT_JOIN_MEMORY`] when `None`.
-    pub join_memory: Option<usize>,
 }
-
-/// The bytes a table may take unless the options say otherwise.
-pub const DEFAULT_JOIN_MEMORY: usize = 1 << 30;
-
-/// Estimated search nodes under which `--method auto` searches without asking the model:
-/// about 20 ms of one thread, a few times what the model's dives cost.
-const JOIN_WORTH_NODES: f64 = 2e7;
 
 /// Why a board was not solved.
 #[derive(Debug)]
@@ -133,9 +118,6 @@ pub struct Part<'a> {
     pub record: Option<RecordUnit<'a>>,
 }
 
-/// A plan's boards, and the table the CPU counts them by (none where it searches them).
-type LastTable = (Vec<Vec<u32>>, Option<(Arc<Table>, f64)>);
-
 /// Solves boards one after another with fixed options.
 pub struct Solver {
     options: Options,
@@ -144,9 +126,6 @@ pub struct Solver {
     /// The last board split for shards, with its plan and split, for the next of its
     /// shards.
     last_split: Option<(Board, Plan, Split)>,
-    /// The table of the last plan the CPU counted, for the plan's next shards and units:
-    /// its sets are made once.
-    last_table: Option<LastTable>,
 }
 
 impl Solver {
@@ -156,7 +135,7 @@ impl Solver {
         if options.backend == BackendChoice::Gpu {
             gpu.start();
         }
-        Solver { options, gpu, auto: Auto::default(), last_split: None, last_table: None }
+        Solver { options, gpu, auto: Auto::default(), last_split: None }
     }
 
     /// The GPU, waiting for it to open if need be; an error when none is usable.
@@ -267,19 +246,12 @@ impl Solver {
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
     /// the options and the board call for.
     pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ctl: &Control) -> Result<Report, SolveError> {
-        let mut job = Job::new(case, part);
+        let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
         // A small board's whole tree was walked by the probe that found it small; prefixes
         // that reach the last row are each a solution already.
         let planned_whole = case.small || job.prefixes.depth >= case.plan.n;
-        if (self.options.backend != BackendChoice::Gpu || planned_whole) && !case.small {
-            let share = if case.estimated && case.whole > 0.0 { (job.nodes() / case.whole).min(1.0) } else { 1.0 };
-            let part = (share < 1.0).then_some(job.prefixes.items.as_slice());
-            if let Some((table, speedup)) = self.table(&case.plan, job.prefixes.depth, share, part) {
-                (job.table, job.cpu_speedup) = (Some(table), speedup);
-            }
-        }
         match self.options.backend {
             BackendChoice::Gpu if !planned_whole => {
                 let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
@@ -295,32 +267,6 @@ impl Solver {
         report.elapsed = case.started.elapsed();
         ctl.end();
         Ok(report)
-    }
-}
-
-impl Solver {
-    /// The table to count `share` of `plan`'s work by on the CPU, its prefixes at row
-    /// `depth` (`part`: those prefixes, where they are not the whole plan's), as the method
-    /// chooses, with the CPU's estimated speedup by it: the last one made where the plan is
-    /// the same. `auto` does not weigh a join for a search under [`JOIN_WORTH_NODES`],
-    /// which the model's own dives would slow.
-    fn table(&mut self, plan: &Plan, depth: usize, share: f64, part: Option<&[Prefix]>) -> Option<(Arc<Table>, f64)> {
-        if let Some((boards, table)) = &self.last_table {
-            if *boards == plan.boards {
-                return table.clone();
-            }
-        }
-        let small = plan.expected_nodes.is_some_and(|e| e * share < JOIN_WORTH_NODES);
-        if self.options.method == Method::Search || (self.options.method == Method::Auto && small) {
-            return None;
-        }
-        let bound = self.options.join_memory.unwrap_or(DEFAULT_JOIN_MEMORY);
-        let (threads, isa) = (rayon::current_num_threads(), crate::isa::Isa::chosen());
-        let count = table::model::Count { plan, depth, part, bound, threads, isa };
-        let choice = table::model::Model::new(count).choose(self.options.method);
-        let table = choice.map(|c| (Arc::new(Table::new(plan, c.k, &c.joined, bound)), (c.search_seconds / c.seconds).max(1.0)));
-        self.last_table = Some((plan.boards.clone(), table.clone()));
-        table
     }
 }
 

@@ -15,7 +15,7 @@ use super::dry_run;
 use super::read_ahead::ReadAhead;
 use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
-use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, How, Resume};
+use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
 use crate::parts::provenance::{self, Provenance};
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
@@ -114,19 +114,15 @@ struct Counted {
     started: SystemTime,
     /// Seconds of one device it took, over every run that counted part of it.
     device_seconds: f64,
-    /// How the checkpoint that held it says it was counted, where this run did not count it.
-    resumed: How,
-}
-
-/// How `report` says its case was counted, for records and the checkpoint.
-fn counted_by(report: &Report) -> How {
-    How { backend: Some(report.backend.to_string()), method: Some(report.method()) }
+    /// The backend the checkpoint that held it names, where this run did not count it.
+    resumed: Option<String>,
 }
 
 impl Counted {
-    /// How it was counted: by this run's report, else as the checkpoint that held it says.
-    fn how(&self) -> How {
-        self.report.as_ref().map_or_else(|| self.resumed.clone(), counted_by)
+    /// The backend that counted it: this run's, else the one the checkpoint that held it
+    /// names.
+    fn backend(&self) -> Option<&str> {
+        self.report.as_ref().map_or(self.resumed.as_deref(), |r| Some(&*r.backend))
     }
 
     /// A case counted all at once by `report`, with no record or checkpoint to fill.
@@ -136,7 +132,7 @@ impl Counted {
             board: String::new(),
             plan: String::new(),
             device_seconds: report.device_seconds,
-            resumed: How::default(),
+            resumed: None,
             report: Some(report),
             estimate: None,
             started: SystemTime::now(),
@@ -239,7 +235,7 @@ impl Counter<'_> {
         sink.line(&line)?;
         if let Some(c) = &self.checkpoint {
             let at = CaseShard { input: index, case, board: counted.board.clone(), shard: shard.unwrap_or(Shard::WHOLE) };
-            if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, &counted.how()) {
+            if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, counted.backend()) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
@@ -274,8 +270,7 @@ impl Counter<'_> {
                 Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")).ok_or_else(unique::mismatch),
             };
         };
-        let How { backend, method } = counted.how();
-        let backend = backend.unwrap_or_else(|| "checkpoint".to_string());
+        let backend = counted.backend().unwrap_or("checkpoint").to_string();
         let seconds = counted.report.as_ref().map_or(0.0, |r| r.elapsed.as_secs_f64());
         let cards = counted.report.as_ref().map(|r| r.cards.clone()).filter(|c| !c.is_empty());
         let (machine, machine_from) = self.provenance.machine.clone().unzip();
@@ -295,7 +290,7 @@ impl Counter<'_> {
             nodes: counted.tally.nodes,
             backend,
             seconds,
-            method,
+            method: IgnoredAny,
             unique: self.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),
@@ -346,8 +341,8 @@ impl Counter<'_> {
             Some(c) => c.resume(&at).map_err(CaseError::Checkpoint)?,
             None => Resume::Fresh,
         };
-        if let Resume::Done { plan, tally, device_seconds, how } = resume {
-            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed: how });
+        if let Resume::Done { plan, tally, device_seconds, backend } = resume {
+            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed: backend });
         }
         // A whole case is planned as a plain run plans it; a shard, by the split.
         let prepared = match shard {
@@ -384,7 +379,7 @@ impl Counter<'_> {
             estimate,
             started,
             device_seconds,
-            resumed: How::default(),
+            resumed: None,
         })
     }
 

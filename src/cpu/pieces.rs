@@ -5,13 +5,11 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::descend::Descend;
-use super::{Schedule, DYNAMIC_CHUNK, STATIC_CHUNK};
-use crate::control::Control;
+use super::DYNAMIC_CHUNK;
 use crate::plan::Plan;
-use crate::prefix::{Prefix, Prefixes};
+use crate::prefix::Prefixes;
 
 /// A thread's share of the work over the most that one prefix may hold: a heavier one
 /// keeps its thread busy after the others finish.
@@ -84,53 +82,6 @@ pub fn chunks(work: &[f64], len: usize, threads: usize) -> Vec<usize> {
         bounds.push(len);
     }
     bounds
-}
-
-/// The chunks of prefixes the pool's threads take, as the schedule says: in the static
-/// schedule thread `t` takes chunks `t`, `t + threads`, ...; in the dynamic one, the next
-/// chunk left. Taking a chunk advances the progress bar by its work.
-pub struct Deal<'a> {
-    items: &'a [Prefix],
-    work: &'a [f64],
-    chunks: Vec<usize>,
-    schedule: Schedule,
-    threads: usize,
-    taken: AtomicUsize,
-    ctl: &'a Control,
-}
-
-impl<'a> Deal<'a> {
-    /// The deal of `items`, each of estimated work `work` (empty: one each), over `threads`.
-    pub fn new(items: &'a [Prefix], work: &'a [f64], schedule: Schedule, threads: usize, ctl: &'a Control) -> Deal<'a> {
-        let chunks = chunks(work, items.len(), threads);
-        Deal { items, work, chunks, schedule, threads, taken: AtomicUsize::new(0), ctl }
-    }
-
-    /// Thread `thread`'s next chunk, its `dealt`-th in the static schedule; none once the
-    /// chunks run out or the run is cancelled.
-    pub fn take(&self, thread: usize, dealt: &mut usize) -> Option<&'a [Prefix]> {
-        self.ctl.check().ok()?;
-        let range = match self.schedule {
-            Schedule::Static => {
-                let start = (thread + *dealt * self.threads) * STATIC_CHUNK;
-                *dealt += 1;
-                start..self.items.len().min(start + STATIC_CHUNK)
-            }
-            Schedule::Dynamic => {
-                let i = self.taken.fetch_add(1, Ordering::Relaxed);
-                *self.chunks.get(i)?..*self.chunks.get(i + 1)?
-            }
-        };
-        let chunk = self.items.get(range.clone())?;
-        self.ctl.advance(self.work.get(range).map_or(chunk.len() as f64, |w| w.iter().sum()));
-        Some(chunk)
-    }
-
-    /// Every prefix thread `thread` takes, chunk after chunk.
-    pub fn of(&self, thread: usize) -> impl Iterator<Item = Prefix> + '_ {
-        let mut dealt = 0;
-        std::iter::from_fn(move || self.take(thread, &mut dealt)).flatten().copied()
-    }
 }
 
 #[cfg(test)]

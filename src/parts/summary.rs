@@ -57,10 +57,6 @@ struct CaseSummary {
     hosts: usize,
     /// Seconds of counting by backend ("cpu", "gpu"), as the records say.
     seconds: BTreeMap<String, f64>,
-    /// Records by how they counted the last rows ("search", "join"), where some record says:
-    /// a shard counted by both was checked by a second algorithm.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    methods: BTreeMap<String, usize>,
 }
 
 /// The summary of `records`, which merged into `merged`, as one JSON document (with a
@@ -88,10 +84,6 @@ pub fn summary(records: &[Located], merged: &Merged) -> Result<String, String> {
                     (kind, s.iter().sum())
                 })
                 .collect();
-            let mut methods: BTreeMap<String, usize> = BTreeMap::new();
-            if all.iter().any(|c| c.method.is_some()) {
-                all.iter().for_each(|c| *methods.entry(c.method_kind().to_string()).or_default() += 1);
-            }
             let first = all[0];
             cases.push(CaseSummary {
                 input,
@@ -109,7 +101,6 @@ pub fn summary(records: &[Located], merged: &Merged) -> Result<String, String> {
                 runs: by_shard.all().iter().map(|r| r.record.run()).collect::<BTreeSet<_>>().len(),
                 hosts: by_shard.all().iter().map(|r| r.record.host()).collect::<BTreeSet<_>>().len(),
                 seconds,
-                methods,
             });
         }
     }

@@ -121,17 +121,13 @@ impl Auto {
         let (plan, estimate) = (&job.case.plan, job.estimate());
         // A GPU still opening is waited for in count_on_gpu, after the board's GPU
         // prefixes are planned, so that the planning overlaps the start-up.
-        // With a table, the CPU gets through the same nodes faster, as the model expects.
-        let estimate = estimate.map(|nodes| nodes / job.cpu_speedup);
         if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, decided)) {
             return if opening.is_some() || self.gpu_opened(gpu, warnings) { Choice::Gpu } else { Choice::Cpu };
         }
         // The timed sample can judge the CPU several times too fast (heavy prefixes it
         // misses, threads that share cores), so the planner's estimate bounds it.
-        let planned = estimate
-            .or(plan.expected_nodes.map(|nodes| nodes / job.cpu_speedup))
-            .map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, threads));
-        let cpu = (cpu_seconds(plan, &job.prefixes, decided) / job.cpu_speedup).max(planned);
+        let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, threads));
+        let cpu = cpu_seconds(plan, &job.prefixes, decided).max(planned);
         match route(cpu, opening.map(|_| start_up), job.recorded()) {
             Choice::Gpu if opening.is_none() && !self.gpu_opened(gpu, warnings) => Choice::Cpu,
             choice => choice,

@@ -23,7 +23,7 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     ctl.begin(part.work_before, part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
     for unit in &units {
         let started = Instant::now();
-        let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), schedule, job.table.as_deref(), ctl)?;
+        let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), schedule, ctl)?;
         let seconds = started.elapsed().as_secs_f64();
         report.count += tally.solutions;
         report.nodes += tally.nodes;
@@ -35,7 +35,6 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     let search = cpu::search_name(plan, depth);
     let plural = if threads == 1 { "" } else { "s" };
     report.backend = format!("cpu({threads} thread{plural}, {schedule:?}, {search})").to_lowercase().into();
-    report.table = job.table.as_ref().map(|t| t.sizes());
     Ok(())
 }
 

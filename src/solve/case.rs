@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -12,7 +11,6 @@ use super::Part;
 use crate::plan::Plan;
 use crate::prefix::{self, Prefixes};
 use crate::split::{self, Root, Split};
-use crate::table::Table;
 use crate::work::{Blocks, Selection, Shard, Unit, UNIT_SECONDS};
 
 /// Planned trees from which a case's blocks are estimated even when no shard or
@@ -149,17 +147,13 @@ pub(super) struct Job<'a> {
     pub prefixes: Cow<'a, Prefixes>,
     /// Each selected prefix's estimated work (empty where nothing was estimated).
     pub work: Vec<f64>,
-    /// The table the CPU joins the last rows against, where it does not search them, and
-    /// how many times faster than the search the model expects the CPU to be with it.
-    pub table: Option<Arc<Table>>,
-    pub cpu_speedup: f64,
 }
 
 impl<'a> Job<'a> {
     pub(super) fn new(case: &'a Case, part: &'a Part<'a>) -> Job<'a> {
         let prefixes = case.prefixes(&part.selection.ranges);
         let work = case.work_of(&part.selection.ranges);
-        Job { case, part, prefixes, work, table: None, cpu_speedup: 1.0 }
+        Job { case, part, prefixes, work }
     }
 
     /// The selection's estimated search nodes, where the case was estimated.

@@ -9,7 +9,6 @@ use crate::gpu::Card;
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
 use crate::symmetry::{self, Sym};
-use crate::table::Sizes;
 
 /// What happened on one board, for the answer and `--stats`.
 #[derive(Clone, Debug)]
@@ -51,8 +50,6 @@ pub struct Report {
     pub race_time: Option<Duration>,
     /// Time in GPU kernels and transfers, apart from start-up.
     pub kernel_time: Option<Duration>,
-    /// The table the CPU joined the last rows against, where it did not search them.
-    pub table: Option<Sizes>,
     /// The GPU cards that counted, each with the seconds it had work in flight.
     pub cards: Vec<Card>,
     /// Seconds of one device (the CPU, or one GPU card) the count took: a count on two
@@ -102,18 +99,10 @@ impl Report {
             gpu_wait: Duration::ZERO,
             race_time: None,
             kernel_time: None,
-            table: None,
             cards: Vec::new(),
             device_seconds: 0.0,
             warnings: Vec::new(),
         }
-    }
-}
-
-impl Report {
-    /// How the last rows were counted, as part records say it: "search", or "join(k=K)".
-    pub fn method(&self) -> String {
-        self.table.map_or_else(|| "search".to_string(), |t| format!("join(k={})", t.k))
     }
 }
 
@@ -138,19 +127,6 @@ impl fmt::Display for Report {
         )?;
         if self.nodes_before > 0 {
             write!(f, " resumed-nodes={}", self.nodes_before)?;
-        }
-        match &self.table {
-            Some(t) => write!(
-                f,
-                " method=join k={} bands={} sets={} entries={} table-bytes={} table-build={:.3}s",
-                t.k,
-                t.bands,
-                t.sets,
-                t.entries,
-                t.bytes,
-                t.build.as_secs_f64()
-            )?,
-            None => f.write_str(" method=search")?,
         }
         write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
         if let Some(race) = self.race_time {

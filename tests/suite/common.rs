@@ -85,7 +85,7 @@ pub fn count_cpu(board: &Board, no_symmetry: bool) -> u64 {
 /// Counts a plan on the CPU from prefixes `min_prefixes` deep.
 pub fn count_plan(plan: &Plan, min_prefixes: usize) -> u64 {
     let prefixes = prefix::expand(plan, min_prefixes);
-    let count = cpu::count(plan, &prefixes, &[], Schedule::Dynamic, None, &Control::default()).expect("not cancelled").solutions;
+    let count = cpu::count(plan, &prefixes, &[], Schedule::Dynamic, &Control::default()).expect("not cancelled").solutions;
     u64::try_from(count).expect("test boards have fewer than 2^64 solutions")
 }
 

@@ -6,7 +6,6 @@ mod common;
 
 mod cli;
 mod compare;
-mod join;
 mod kernel_on_cpu;
 mod oracle;
 mod parse;

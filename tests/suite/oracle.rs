@@ -77,7 +77,7 @@ proptest! {
         for plan in [Plan::plain(&board), Plan::optimized(&board)] {
             let prefixes = prefix::expand(&plan, min);
             for schedule in [Schedule::Dynamic, Schedule::Static] {
-                let got = cpu::count(&plan, &prefixes, &[], schedule, None, &Control::default()).unwrap().solutions;
+                let got = cpu::count(&plan, &prefixes, &[], schedule, &Control::default()).unwrap().solutions;
                 prop_assert_eq!(got, u128::from(want), "min={} {:?}\n{}", min, schedule, board.to_text());
             }
         }

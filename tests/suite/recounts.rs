@@ -258,3 +258,20 @@ fn records_of_the_first_format_still_merge_and_a_new_run_may_recount_them() {
     let again = counted(dir.path(), "again.jsonl", "1", &["-j", "1"]);
     nqueen().arg("--merge").args(&files).arg(&again).assert().success().stdout(plain);
 }
+
+#[test]
+fn part_records_that_name_a_method_still_merge() {
+    // Builds with the table join (up to commit e5ec949) named how each shard counted its
+    // last rows: empty 20 in 16 shards on two cards, two shards recounted on a CPU.
+    let run = Path::new("docs/results/two-card/parts-empty20.jsonl");
+    let text = std::fs::read_to_string(run).unwrap();
+    assert!(text.lines().all(|l| l.contains("\"method\":\"search\"") || !l.contains("\"record\":\"case\"")));
+    let dir = tempfile::tempdir().unwrap();
+    let joined = dir.path().join("joined.jsonl");
+    let lines: String =
+        text.lines().map(|l| resealed(l, |body| body.replace("\"method\":\"search\"", "\"method\":\"join(k=7)\"")) + "\n").collect();
+    std::fs::write(&joined, lines).unwrap();
+    for parts in [run, joined.as_path()] {
+        nqueen().arg("--merge").arg(parts).assert().success().stdout("Case 1: 39029188884\n");
+    }
+}

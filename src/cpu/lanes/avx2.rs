@@ -12,6 +12,11 @@ use crate::plan::Plan;
 use crate::prefix::Prefix;
 use crate::tally::Tally;
 
+/// Whether this CPU has AVX2.
+pub(super) fn supported() -> bool {
+    is_x86_feature_detected!("avx2")
+}
+
 entry_point!(Avx2, "avx2");
 
 /// Per-byte population counts: a shuffle looks up each half of every byte.

@@ -9,6 +9,12 @@ use crate::plan::Plan;
 use crate::prefix::Prefix;
 use crate::tally::Tally;
 
+/// Whether this CPU has what the sixteen lanes need: AVX-512 with conflict detection (for
+/// the leading-zero count) and the native population count.
+pub(super) fn supported() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512cd") && is_x86_feature_detected!("avx512vpopcntdq")
+}
+
 entry_point!(Avx512, "avx512f,avx512cd,avx512vpopcntdq");
 
 #[derive(Clone, Copy)]
