@@ -11,18 +11,16 @@ pub mod machines;
 pub mod merge;
 pub mod plot;
 pub mod provenance;
+mod read;
 pub mod recheck;
 pub mod status;
 pub mod summary;
-
-use std::io::{self, BufRead};
-use std::path::Path;
-use std::sync::Arc;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 pub use crate::gpu::Card;
+pub use read::{read, read_from, Located};
 
 /// The records' format: 2 has provenance and a digest; a merge refuses other formats.
 pub const FORMAT: u32 = 2;
@@ -238,94 +236,6 @@ impl Record {
     }
 }
 
-/// A record and where it was read.
-#[derive(Clone, Debug)]
-pub struct Located {
-    pub record: Record,
-    pub file: Arc<str>,
-    /// Line in its file, from 1.
-    pub line: usize,
-    /// Its digest, checked; for a record of format 1, the SHA-256 of its line.
-    pub digest: String,
-}
-
-impl Located {
-    /// Where it was read, for messages: "FILE, line L (shard K)".
-    pub fn place(&self) -> String {
-        format!("{}, line {} (shard {})", self.file, self.line, self.record.shard().0)
-    }
-
-    /// Where it was read and who wrote it, for messages about a disagreement: "FILE, line
-    /// L (shard K; host H, BACKEND, build B)".
-    pub fn origin(&self) -> String {
-        let backend = match &self.record {
-            Record::Case(c) => c.backend.as_str(),
-            Record::End(_) => "end of input",
-        };
-        let (host, build) = (self.record.host(), self.record.build());
-        format!("{}, line {} (shard {}; host {host}, {backend}, build {build})", self.file, self.line, self.record.shard().0)
-    }
-}
-
-/// The records of the part file `path`, in order, up to what is wrong with it, if
-/// anything: the first line that is not a part record of this format, or a torn last line.
-pub fn read(path: &Path) -> (Vec<Located>, Option<String>) {
-    let name = path.display().to_string();
-    match std::fs::File::open(path) {
-        Ok(file) => read_from(io::BufReader::new(file), &name),
-        Err(e) => (Vec::new(), Some(format!("{name}: {e}"))),
-    }
-}
-
-/// [`read`] from any reader, named `name` in messages.
-pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<String>) {
-    let file: Arc<str> = Arc::from(name);
-    let mut records = Vec::new();
-    let mut text = String::new();
-    for line in 1.. {
-        text.clear();
-        match src.read_line(&mut text) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return (records, Some(format!("{name}, line {line}: {e}"))),
-        }
-        let complete = text.ends_with('\n');
-        let json = text.trim_end();
-        let problem = match Record::from_line(json) {
-            Ok(r) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
-                format!("{name}, line {line}: a part record of format {}, expected {OLDEST_FORMAT} to {FORMAT}", r.format())
-            }
-            Ok(record) if complete => match checked(&record, json) {
-                Ok(digest) => {
-                    records.push(Located { record, file: Arc::clone(&file), line, digest });
-                    continue;
-                }
-                Err(problem) => format!("{name}, line {line}: {problem}"),
-            },
-            _ if !complete => format!("{name}, line {line}: a torn last line (the run that wrote it was stopped mid-write)"),
-            Ok(_) => unreachable!("complete lines are taken above"),
-            Err(e) => format!("{name}, line {line}: not a part record ({e})"),
-        };
-        return (records, Some(problem));
-    }
-    (records, None)
-}
-
-/// The digest of `record`, read from the line `json`: checked against its content from
-/// format 2 on, made from the line for format 1.
-fn checked(record: &Record, json: &str) -> Result<String, &'static str> {
-    if record.format() < 2 {
-        return Ok(digest::of(json));
-    }
-    match digest::check(json) {
-        Ok(d) => Ok(d.to_string()),
-        Err(digest::Unsealed::Missing) => Err("a part record without its digest as its last field"),
-        Err(digest::Unsealed::Mismatch) => {
-            Err("the record's digest does not match its content: the line was edited or damaged after it was written")
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,46 +299,5 @@ mod tests {
         let (read, problem) = read_from(text.as_bytes(), "parts");
         assert_eq!(problem, None);
         read
-    }
-
-    #[test]
-    fn records_round_trip_through_their_lines() {
-        let big = case(0, 1, 2, 3, u128::from(u64::MAX) * 10);
-        let end = end(0, 4, 2, 3, None);
-        let text = big.to_line() + &end.to_line();
-        let (read, problem) = read_from(text.as_bytes(), "parts");
-        assert_eq!(problem, None);
-        assert_eq!(read.iter().map(|l| l.record.clone()).collect::<Vec<_>>(), vec![big, end]);
-        assert_eq!(read[1].place(), "parts, line 2 (shard 2)");
-        assert_eq!(read[0].digest, digest::check(text.lines().next().unwrap()).unwrap());
-    }
-
-    #[test]
-    fn an_edited_record_or_one_without_its_digest_is_refused() {
-        let line = case(0, 1, 0, 1, 92).to_line();
-        let edited = line.replace("\"count\":92", "\"count\":93");
-        let problem = read_from(edited.as_bytes(), "p").1.unwrap();
-        assert!(problem.starts_with("p, line 1: the record's digest does not match its content"), "{problem}");
-        let unsealed = line[..line.rfind(",\"digest\"").unwrap()].to_string() + "}\n";
-        assert!(read_from(unsealed.as_bytes(), "p").1.unwrap().contains("without its digest"));
-        // Format 1 had no digest: its records are read, digested by their line.
-        let old = unsealed.replace("\"format\":2", "\"format\":1");
-        let (read, problem) = read_from(old.as_bytes(), "p");
-        assert_eq!((read.len(), problem), (1, None));
-        assert_eq!(read[0].digest, digest::of(old.trim_end()));
-    }
-
-    #[test]
-    fn a_torn_or_foreign_line_is_named() {
-        let whole = case(0, 1, 0, 1, 92).to_line();
-        let torn = format!("{whole}{}", &whole[..whole.len() / 2]);
-        let (kept, problem) = read_from(torn.as_bytes(), "p");
-        assert_eq!(
-            (kept.len(), problem.as_deref()),
-            (1, Some("p, line 2: a torn last line (the run that wrote it was stopped mid-write)"))
-        );
-        assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p").1.unwrap().starts_with("p, line 2: not a part record"));
-        let other = whole.replace("\"format\":2", "\"format\":9");
-        assert!(read_from(other.as_bytes(), "p").1.unwrap().contains("format 9, expected 1 to 2"));
     }
 }

@@ -19,12 +19,11 @@ use crate::cpu::Schedule;
 use crate::gpu::{Gpu, GpuCountError, GpuError};
 use crate::plan::{self, Plan, PLANNING_CUT};
 use crate::split::Split;
-use crate::tally::Tally;
-use crate::work::{Selection, Shard, Unit};
+use crate::work::Shard;
 use auto::Auto;
 use backend::GpuPlan;
-pub use case::Case;
 use case::Job;
+pub use case::{Case, Part, RecordUnit};
 use opener::Opener;
 pub use report::Report;
 
@@ -99,25 +98,6 @@ impl From<GpuCountError> for SolveError {
     }
 }
 
-/// What to do with each unit of a count once it is counted (from any thread), with the
-/// device-seconds it took: record it.
-pub type RecordUnit<'a> = &'a (dyn Fn(&Unit, Tally, f64) -> io::Result<()> + Sync);
-
-/// Which of a case's prefixes a count covers, and what it does as units finish.
-pub struct Part<'a> {
-    /// The prefixes to count now.
-    pub selection: Selection,
-    /// What an earlier run counted of the same case (from a checkpoint), added to the report.
-    pub counted_before: Tally,
-    /// The estimated work of that earlier count, for the progress bar, and the
-    /// device-seconds it took.
-    pub work_before: f64,
-    pub device_seconds_before: f64,
-    /// Called with each unit, from any thread, once it is counted; the count is cut into
-    /// units of a few seconds each only when this is given, else it is one unit.
-    pub record: Option<RecordUnit<'a>>,
-}
-
 /// Solves boards one after another with fixed options.
 pub struct Solver {
     options: Options,
@@ -185,9 +165,7 @@ impl Solver {
     pub fn solve_planned(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
         let started = Instant::now();
         let case = Case::whole(self.plan(board, 1), false, false, started);
-        let part =
-            Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, device_seconds_before: 0.0, record: None };
-        self.count(board, &case, &part, ctl)
+        self.count(board, &case, &Part::all_of(&case), ctl)
     }
 
     /// Plans all of `board` for a count recorded unit by unit (see [`Part::record`]): as a
@@ -275,6 +253,8 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::tally::Tally;
+    use crate::work::Unit;
 
     #[test]
     fn small_boards_never_open_the_gpu_and_big_ones_do() {

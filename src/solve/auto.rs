@@ -230,7 +230,6 @@ mod tests {
     use super::super::{BackendChoice, Part, Solver};
     use super::*;
     use crate::board::Board;
-    use crate::tally::Tally;
     use crate::work::Shard;
 
     /// An opener that says, after `after`, that the GPU opened (`said`), though its thread
@@ -255,8 +254,7 @@ mod tests {
         let board = Board::empty(10).unwrap();
         let mut solver = Solver::new(Options::default());
         let case = solver.prepare(&board, Shard::WHOLE);
-        let part =
-            Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, device_seconds_before: 0.0, record: None };
+        let part = Part::all_of(&case);
         let job = Job::new(&case, &part);
         let (mut gpu, _) = opening(Duration::ZERO, Some(false));
         let mut report = Report::new(&board, &case.plan, &case.base);
@@ -277,13 +275,7 @@ mod tests {
             let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
             let case = solver.prepare(&board, Shard::WHOLE);
             let (gpu, cell) = opening(Duration::ZERO, None);
-            let part = Part {
-                selection: case.all(),
-                counted_before: Tally::default(),
-                work_before: 0.0,
-                device_seconds_before: 0.0,
-                record: None,
-            };
+            let part = Part::all_of(&case);
             let job = Job::new(&case, &part);
             let mut report = Report::new(&board, &case.plan, &case.base);
             let ctl = Control::default();

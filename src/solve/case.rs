@@ -2,16 +2,43 @@
 //! or one shard's, with their estimated work; and what a count covers of it.
 
 use std::borrow::Cow;
+use std::io;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use super::Part;
 use crate::plan::Plan;
 use crate::prefix::{self, Prefixes};
 use crate::split::{self, Root, Split};
+use crate::tally::Tally;
 use crate::work::{Blocks, Selection, Shard, Unit, UNIT_SECONDS};
+
+/// What to do with each unit of a count once it is counted (from any thread), with the
+/// device-seconds it took: record it.
+pub type RecordUnit<'a> = &'a (dyn Fn(&Unit, Tally, f64) -> io::Result<()> + Sync);
+
+/// Which of a case's prefixes a count covers, and what it does as units finish.
+pub struct Part<'a> {
+    /// The prefixes to count now.
+    pub selection: Selection,
+    /// What an earlier run counted of the same case (from a checkpoint), added to the report.
+    pub counted_before: Tally,
+    /// The estimated work of that earlier count, for the progress bar, and the
+    /// device-seconds it took.
+    pub work_before: f64,
+    pub device_seconds_before: f64,
+    /// Called with each unit, from any thread, once it is counted; the count is cut into
+    /// units of a few seconds each only when this is given, else it is one unit.
+    pub record: Option<RecordUnit<'a>>,
+}
+
+impl Part<'_> {
+    /// All of `case`, counted at once.
+    pub fn all_of(case: &Case) -> Part<'static> {
+        Part { selection: case.all(), counted_before: Tally::default(), work_before: 0.0, device_seconds_before: 0.0, record: None }
+    }
+}
 
 /// Planned trees from which a case's blocks are estimated even when no shard or
 /// checkpoint needs it, for the progress bar: such a case may run for many seconds, and
