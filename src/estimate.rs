@@ -16,6 +16,37 @@ pub fn tree(rows: &[u32], dives: u32) -> f64 {
     (0..dives).map(|_| d.dive(rows, &[], Start::default(), 0)).sum::<f64>() / dives as f64
 }
 
+/// What a search that starts at row `row` of a count from row `from` does: the share of
+/// the count's nodes at row `row` or below, and the nodes below each partial board it
+/// starts from, over the boards `boards` (with due columns `due`), from `dives` dives from
+/// the top of boards picked at random.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Below {
+    pub share: f64,
+    pub per_start: f64,
+}
+
+/// [`Below`] of row `row` in a count from row `from` (`from <= row`).
+pub fn below(boards: &[Vec<u32>], due: &[Vec<u32>], from: usize, row: usize, dives: u32) -> Below {
+    if boards.is_empty() {
+        return Below { share: 1.0, per_start: 0.0 };
+    }
+    let mut d = Dives::new(SEED);
+    let (mut all, mut below, mut starts) = (0.0, 0.0, if row == 0 { dives as f64 } else { 0.0 });
+    for _ in 0..dives {
+        let b = d.below(boards.len() as u64) as usize;
+        d.dive_rows(&boards[b], due.get(b).map_or(&[], Vec::as_slice), Start::default(), 0, |r, width| {
+            all += if r >= from { width } else { 0.0 };
+            below += if r >= row { width } else { 0.0 };
+            starts += if r + 1 == row { width } else { 0.0 };
+        });
+    }
+    match all > 0.0 {
+        true => Below { share: below / all, per_start: below / starts.max(1e-9) },
+        false => Below { share: 1.0, per_start: 0.0 },
+    }
+}
+
 /// Where a dive begins: the columns taken and the diagonals attacking row `row`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Start {
@@ -42,7 +73,15 @@ impl Dives {
     /// a leaf, taking a random branch at each row: the sum of the products of the branching
     /// factors met.
     pub fn dive(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize) -> f64 {
-        let (mut total, mut width) = (0.0, 1.0);
+        let mut total = 0.0;
+        self.dive_rows(rows, due, at, row, |_, width| total += width);
+        total
+    }
+
+    /// The same dive, calling `seen(r, width)` with the product of the branching factors
+    /// down to each row `r` it reaches: the nodes it stands for in that row.
+    fn dive_rows(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize, mut seen: impl FnMut(usize, f64)) {
+        let mut width = 1.0;
         let Start { mut cols, mut ld, mut rd } = at;
         for (r, &free) in rows.iter().enumerate().skip(row) {
             let mut avail = next_cells(free, due.get(r).copied().unwrap_or(0), cols, ld, rd);
@@ -51,14 +90,13 @@ impl Dives {
                 break;
             }
             width *= k as f64;
-            total += width;
+            seen(r, width);
             for _ in 0..self.0.below(k as u64) {
                 avail &= avail - 1;
             }
             let bit = avail & avail.wrapping_neg();
             (cols, ld, rd) = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
         }
-        total
     }
 }
 
@@ -87,5 +125,33 @@ mod tests {
         let got = tree(board.rows(), 4096);
         assert!((got / want - 1.0).abs() < 0.2, "estimate {got} against {want}");
         assert_eq!(got, tree(board.rows(), 4096));
+    }
+
+    /// The exact number of nodes in each row of the board `rows`.
+    fn exact_by_row(rows: &[u32], at: Start, row: usize, by_row: &mut [f64]) {
+        let mut avail = next_cells(rows.get(row).copied().unwrap_or(0), 0, at.cols, at.ld, at.rd);
+        while avail != 0 {
+            let bit = avail & avail.wrapping_neg();
+            avail ^= bit;
+            by_row[row] += 1.0;
+            exact_by_row(rows, Start { cols: at.cols | bit, ld: (at.ld | bit) << 1, rd: (at.rd | bit) >> 1 }, row + 1, by_row);
+        }
+    }
+
+    #[test]
+    fn what_lies_below_a_row_is_close_to_the_exact_count() {
+        let boards: Vec<Vec<u32>> =
+            [3, 5].iter().map(|&k| Board::from_fn(11, |r, c| (r * k + c * 3) % 10 != 0).unwrap().rows().to_vec()).collect();
+        let mut by_row = vec![0.0; 12];
+        boards.iter().for_each(|b| exact_by_row(b, Start::default(), 0, &mut by_row));
+        for (from, row) in [(0, 5), (2, 6), (3, 9)] {
+            let want = by_row[row..].iter().sum::<f64>() / by_row[from..].iter().sum::<f64>();
+            let got = below(&boards, &[], from, row, 4096);
+            assert!((got.share - want).abs() < 0.05, "rows {from} and {row}: estimate {got:?} against {want}");
+            let per_start = by_row[row..].iter().sum::<f64>() / by_row[row - 1];
+            assert!((got.per_start / per_start - 1.0).abs() < 0.2, "rows {from} and {row}: estimate {got:?} against {per_start}");
+        }
+        assert_eq!(below(&boards, &[], 0, 0, 64).share, 1.0);
+        assert_eq!(below(&[], &[], 0, 3, 64).per_start, 0.0);
     }
 }

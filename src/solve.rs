@@ -134,7 +134,7 @@ impl Solver {
         }
         if self.options.backend == BackendChoice::Auto && self.gpu.is_idle() && plan::small_count(board).is_none() {
             let cut = if self.options.no_symmetry { 1.0 } else { PLANNING_CUT };
-            auto::open_if_needed(&mut self.gpu, Plan::as_is(board).expected_nodes, cut);
+            auto::open_if_needed(&mut self.gpu, &Plan::as_is(board), cut, 1);
         }
     }
 
@@ -205,19 +205,19 @@ impl Solver {
     /// opening in the background as soon as an estimate says a shard may need it.
     fn plan(&mut self, board: &Board, shards: usize) -> Plan {
         let auto = self.options.backend == BackendChoice::Auto;
-        let mut expect = |nodes: Option<f64>, cut| {
+        let mut expect = |plan: &Plan, cut| {
             if auto {
-                auto::open_if_needed(&mut self.gpu, nodes.map(|e| e / shards as f64), cut);
+                auto::open_if_needed(&mut self.gpu, plan, cut, shards);
             }
         };
         let as_is = Plan::as_is(board);
         let plan = if self.options.no_symmetry {
             as_is
         } else {
-            expect(as_is.expected_nodes, PLANNING_CUT);
+            expect(&as_is, PLANNING_CUT);
             Plan::chosen(board, as_is)
         };
-        expect(plan.expected_nodes, 1.0);
+        expect(&plan, 1.0);
         plan
     }
 

@@ -15,8 +15,9 @@ use super::case::Job;
 use super::opener::Opener;
 use super::{Options, Report, SolveError};
 use crate::control::Control;
-use crate::cpu::Schedule;
+use crate::cpu::{self, Schedule};
 use crate::gpu::{self, GpuCountError, GpuError};
+use crate::plan::Plan;
 use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
 
 /// Estimated CPU seconds, beyond what is left of the GPU's opening, under which `auto`
@@ -59,11 +60,15 @@ fn decided_from(start_up: Option<f64>) -> f64 {
 }
 
 /// Starts opening the GPU in the background, unless something did already, once a board's
-/// estimated tree, `nodes` nodes that planning may still cut by `cut` times, could make
-/// the CPU sample pick the GPU. Runs that never use the GPU do not open it, since a
-/// process cannot end while a thread is inside the driver's start-up.
-pub(super) fn open_if_needed(gpu: &mut Opener, nodes: Option<f64>, cut: f64) {
-    if gpu.is_idle() && nodes.is_some_and(|e| may_need_gpu(e / cut, rayon::current_num_threads())) {
+/// estimated tree (`plan`'s, which planning may still cut by `cut` times, over `shards`
+/// shards) could make the CPU sample pick the GPU. Runs that never use the GPU do not open
+/// it, since a process cannot end while a thread is inside the driver's start-up.
+pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: usize) {
+    if !gpu.is_idle() {
+        return;
+    }
+    let rate = || cpu::nodes_per_second(plan, 0, rayon::current_num_threads());
+    if plan.expected_nodes.is_some_and(|e| may_need_gpu(e / cut / shards as f64, rate())) {
         gpu.start();
     }
 }
@@ -116,17 +121,17 @@ impl Auto {
         }
         let opening = gpu.opening_since();
         let start_up = opening.map_or(0.0, |since| (gpu::START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
-        let threads = rayon::current_num_threads();
         let decided = decided_from(opening.map(|_| start_up));
         let (plan, estimate) = (&job.case.plan, job.estimate());
+        let rate = cpu::nodes_per_second(plan, job.prefixes.depth, rayon::current_num_threads());
         // A GPU still opening is waited for in count_on_gpu, after the board's GPU
         // prefixes are planned, so that the planning overlaps the start-up.
-        if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, threads, decided)) {
+        if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, rate, decided)) {
             return if opening.is_some() || self.gpu_opened(gpu, warnings) { Choice::Gpu } else { Choice::Cpu };
         }
         // The timed sample can judge the CPU several times too fast (heavy prefixes it
         // misses, threads that share cores), so the planner's estimate bounds it.
-        let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, threads));
+        let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, rate));
         let cpu = cpu_seconds(plan, &job.prefixes, decided).max(planned);
         match route(cpu, opening.map(|_| start_up), job.recorded()) {
             Choice::Gpu if opening.is_none() && !self.gpu_opened(gpu, warnings) => Choice::Cpu,

@@ -18,7 +18,7 @@ use crate::tally::Tally;
 pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, report: &mut Report) -> Result<(), SolveError> {
     let (case, part) = (job.case, job.part);
     let (plan, depth) = (&case.plan, case.base.depth);
-    let units = job.units(cpu::nodes_per_second(plan, depth));
+    let units = job.units(cpu::nodes_per_second(plan, depth, rayon::current_num_threads()));
     let threads = rayon::current_num_threads();
     ctl.begin(part.work_before, part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
     for unit in &units {

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::control;
-use crate::cpu::{self, FULL_SPEED_NODES_PER_THREAD_SECOND, NODES_PER_ESTIMATED_NODE};
+use crate::cpu::{self, NODES_PER_ESTIMATED_NODE};
 use crate::gpu;
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
@@ -12,29 +12,29 @@ use crate::prefix::Prefixes;
 /// Prefixes timed on the CPU to estimate a board's cost.
 const SAMPLE: usize = 64;
 
-/// How long `threads` CPU threads would take over a search estimated at `nodes` nodes, at
-/// full speed.
-pub fn cpu_seconds_by_estimate(nodes: f64, threads: usize) -> f64 {
-    nodes * NODES_PER_ESTIMATED_NODE / (FULL_SPEED_NODES_PER_THREAD_SECOND * threads as f64)
+/// How long the CPU would take over a search estimated at `nodes` nodes, at `rate` search
+/// nodes a second (see [`cpu::nodes_per_second`]).
+pub fn cpu_seconds_by_estimate(nodes: f64, rate: f64) -> f64 {
+    nodes * NODES_PER_ESTIMATED_NODE / rate
 }
 
-/// Whether a search of about `nodes` nodes might take `threads` CPU threads long enough for
-/// `auto` to move it to a GPU still to be opened: as long as the opening, at full speed on
-/// every thread. A run that opens the GPU for nothing waits at exit for it to finish
-/// opening, and such a search ends no sooner than the opening does.
-pub fn may_need_gpu(nodes: f64, threads: usize) -> bool {
-    nodes >= gpu::START_SECONDS * FULL_SPEED_NODES_PER_THREAD_SECOND * threads as f64
+/// Whether a search of about `nodes` nodes might take the CPU, at `rate` nodes a second,
+/// long enough for `auto` to move it to a GPU still to be opened: as long as the opening.
+/// A run that opens the GPU for nothing waits at exit for it to finish opening, and such a
+/// search ends no sooner than the opening does.
+pub fn may_need_gpu(nodes: f64, rate: f64) -> bool {
+    cpu_seconds_by_estimate(nodes, rate) >= gpu::START_SECONDS
 }
 
 /// How many times the estimate of a search's nodes may be off: an estimate this many times
 /// what the CPU gets through in the time at stake settles the question without a sample.
 const ESTIMATE_MARGIN: f64 = 8.0;
 
-/// Whether a search estimated at `nodes` nodes would surely take `threads` CPU threads at
-/// least `seconds`, even at full speed: then timing a sample, which on a board of few and
-/// heavy prefixes (a shard) can take longer than the GPU's count, is not needed.
-pub fn cpu_surely_takes(nodes: f64, threads: usize, seconds: f64) -> bool {
-    nodes >= ESTIMATE_MARGIN * seconds * FULL_SPEED_NODES_PER_THREAD_SECOND * threads as f64
+/// Whether a search estimated at `nodes` nodes would surely take the CPU, at `rate` nodes a
+/// second, at least `seconds`: then timing a sample, which on a board of few and heavy
+/// prefixes (a shard) can take longer than the GPU's count, is not needed.
+pub fn cpu_surely_takes(nodes: f64, rate: f64, seconds: f64) -> bool {
+    cpu_seconds_by_estimate(nodes, rate) >= ESTIMATE_MARGIN * seconds
 }
 
 /// How long the whole board would take the CPU pool, judged by timing an even sample of
@@ -72,24 +72,27 @@ mod tests {
     use crate::plan::PLANNING_CUT;
     use crate::prefix;
 
+    /// The nodes a second of 16 threads of the AVX-512 lanes.
+    const LANES_16: f64 = 16.0 * 4.4 * cpu::SCALAR_NODES_PER_THREAD_SECOND;
+
     #[test]
     fn only_boards_that_may_be_too_big_for_the_cpu_may_open_the_gpu() {
         let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
         // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
-        assert!(!may_need_gpu(quick(15), 16));
-        assert!(may_need_gpu(quick(19) / PLANNING_CUT, 16));
+        assert!(!may_need_gpu(quick(15), LANES_16));
+        assert!(may_need_gpu(quick(19) / PLANNING_CUT, LANES_16));
     }
 
     #[test]
-    fn the_estimate_gives_seconds_at_full_speed() {
-        let seconds = cpu_seconds_by_estimate(1.2e10, 16);
+    fn the_estimate_gives_seconds_at_the_rate() {
+        let seconds = cpu_seconds_by_estimate(1e10, 8e9);
         assert!((seconds - 1.0).abs() < 1e-9, "{seconds}");
     }
 
     #[test]
     fn only_far_too_large_estimates_settle_the_question_alone() {
-        assert!(cpu_surely_takes(1e12, 16, 0.3));
-        assert!(!cpu_surely_takes(1e10, 16, 0.3));
+        assert!(cpu_surely_takes(1e12, LANES_16, 0.3));
+        assert!(!cpu_surely_takes(1e10, LANES_16, 0.3));
     }
 
     #[test]
