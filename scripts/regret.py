@@ -11,7 +11,8 @@ process at a time, with `nqueen` (auto), `--backend cpu` and `--backend gpu`, th
 turn and rotated. Each board is run once; one whose best takes --again seconds or more is
 run --reps times in all and given the median. Per board it keeps the process wall and the
 `time=` of `--stats` for each backend, auto's choice and the count, which must be the same
-from every backend. --part K/P counts every P-th board from the K-th, to spread the sweep
+from every backend. Each run starts once the last one's processes are gone (a GPU run's
+driver teardown goes on in a child after it exits). --part K/P counts every P-th board from the K-th, to spread the sweep
 over several calls; `report` joins the parts.
 
 `report` prints each backend's total, auto's total against the per-board best, the boards
@@ -111,11 +112,33 @@ def sweep(args, nqueen, workdir):
 
 
 # The --stats fields kept beside the time: where a count's time went.
-DETAIL = ('plan', 'cpu-race', 'gpu-open-wait', 'gpu-prefixes', 'kernel')
+DETAIL = ('plan', 'cpu-race', 'gpu-open-wait', 'gpu-prefixes', 'kernel', 'gpu-open-began', 'gpu-open-took')
+
+
+def quiet(nqueen, patience=5.0):
+    """Waits until no process of `nqueen` is left: a GPU run's driver teardown goes on in a
+    child after it exits, and a GPU opened meanwhile opens about 0.1 s slower."""
+    name = os.path.basename(nqueen)[:15]
+    deadline = time.time() + patience
+    while time.time() < deadline:
+        left = False
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                with open(f'/proc/{pid}/stat') as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            # "PID (COMM) STATE ...": a zombie nobody reaps holds nothing.
+            comm, state = stat[stat.index('(') + 1:stat.rindex(')')], stat[stat.rindex(')') + 2:][:1]
+            left = left or (comm == name and state != 'Z')
+        if not left:
+            return
+        time.sleep(0.005)
 
 
 def count(nqueen, backend, path):
     """(process wall, --stats time, backend that counted, count, DETAIL fields) of one run."""
+    quiet(nqueen)
     command = [nqueen, '--stats', path] + ([] if backend == 'auto' else ['--backend', backend])
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
@@ -209,7 +232,7 @@ def main():
     r.add_argument('--max-nodes', type=float, default=1e10, help='the largest planner estimate a board may have')
     r.add_argument('--backends', default='auto,cpu,gpu')
     r.add_argument('--reps', type=int, default=3)
-    r.add_argument('--again', type=float, default=0.01, help='seconds of the best from which a board is run --reps times')
+    r.add_argument('--again', type=float, default=0.05, help='seconds of the best from which a board is run --reps times')
     r.add_argument('--part', default='0/1')
     r.add_argument('--nqueen', default='target/release/nqueen')
     r.add_argument('--out', default='regret.json')

@@ -106,6 +106,8 @@ pub struct Solver {
     /// The last board split for shards, with its plan and split, for the next of its
     /// shards.
     last_split: Option<(Board, Plan, Split)>,
+    /// Whether the run ends after the board counted next (see [`Solver::expect_end`]).
+    ends: bool,
 }
 
 impl Solver {
@@ -115,7 +117,7 @@ impl Solver {
         if options.backend == BackendChoice::Gpu {
             gpu.start();
         }
-        Solver { options, gpu, auto: Auto::default(), last_split: None }
+        Solver { options, gpu, auto: Auto::default(), last_split: None, ends: false }
     }
 
     /// The GPU, waiting for it to open if need be; an error when none is usable.
@@ -136,6 +138,13 @@ impl Solver {
             let cut = if self.options.no_symmetry { 1.0 } else { PLANNING_CUT };
             auto::open_if_needed(&mut self.gpu, &Plan::as_is(board), cut, 1);
         }
+    }
+
+    /// Says whether the run ends once the board counted next is counted. Then `auto` does
+    /// not race a GPU that is still opening: the process cannot end before the opening does,
+    /// and a race would only slow it.
+    pub fn expect_end(&mut self, ends: bool) {
+        self.ends = ends;
     }
 
     /// Counts the solutions of `board`, all of them.
@@ -235,8 +244,15 @@ impl Solver {
                 let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
                 planned.count(self.gpu.wait().map_err(SolveError::Gpu)?, &job, ctl, &mut report)?;
             }
-            BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, &job, ctl, &mut report)?,
+            BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, &job, self.ends, ctl, &mut report)?,
             BackendChoice::Cpu | BackendChoice::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
+        }
+        if report.kernel_time.is_some() {
+            report.gpu_open = self.gpu.timing().map(|(began, took)| {
+                let after =
+                    began.checked_duration_since(case.started).map_or_else(|| -(case.started - began).as_secs_f64(), |d| d.as_secs_f64());
+                (after, took.as_secs_f64())
+            });
         }
         report.count += part.counted_before.solutions;
         report.nodes += part.counted_before.nodes;

@@ -183,13 +183,20 @@ impl Counter<'_> {
                 }
                 continue;
             }
+            // Nothing after the last board of the last input: auto need not race its opening GPU.
+            let last = index + 1 == self.config.inputs.len() && boards.at_end();
             match self.shards {
                 Some(shards) => {
-                    for shard in shards.iter() {
+                    let list: Vec<Shard> = shards.iter().collect();
+                    for (i, &shard) in list.iter().enumerate() {
+                        self.solver.expect_end(last && i + 1 == list.len());
                         self.answer_case(index, &name, cases, &board, Some(shard), sink)?;
                     }
                 }
-                None => self.answer_case(index, &name, cases, &board, None, sink)?,
+                None => {
+                    self.solver.expect_end(last);
+                    self.answer_case(index, &name, cases, &board, None, sink)?
+                }
             }
         }
         self.end(index, input, cases, None, sink)?;

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::gpu::{Gpu, GpuError};
 
@@ -15,6 +15,9 @@ pub(super) struct Opener {
     /// Hand the driver's teardown to a child process once open (see
     /// [`Gpu::hand_over_teardown`]).
     quick_exit: bool,
+    /// When the opening began, and when it ended (set by the thread that opens).
+    began: Option<Instant>,
+    ended: Arc<OnceLock<Instant>>,
 }
 
 /// Where opening the GPU stands.
@@ -32,20 +35,23 @@ impl Opener {
     /// The GPUs `devices` names (all visible ones when `None`), not opened yet; with
     /// `quick_exit`, their driver's teardown will be handed to a child process.
     pub(super) fn new(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
-        Opener { state: State::Idle, devices, quick_exit }
+        Opener { state: State::Idle, devices, quick_exit, began: None, ended: Arc::new(OnceLock::new()) }
     }
 
     /// Starts opening the GPU in the background.
     pub(super) fn start(&mut self) {
         let opened = Arc::new(OnceLock::new());
-        let said = Arc::clone(&opened);
+        let (said, ended) = (Arc::clone(&opened), Arc::clone(&self.ended));
         let (devices, quick_exit) = (self.devices.clone(), self.quick_exit);
+        let began = Instant::now();
         let thread = std::thread::spawn(move || {
             let gpu = open(devices.as_deref(), quick_exit);
+            let _ = ended.set(Instant::now());
             let _ = said.set(gpu.is_ok());
             gpu
         });
-        self.state = State::Opening(thread, Instant::now(), opened);
+        self.began = Some(began);
+        self.state = State::Opening(thread, began, opened);
     }
 
     /// Whether nothing has been asked of the GPU yet.
@@ -74,6 +80,12 @@ impl Opener {
         }
     }
 
+    /// When the opening began and how long it took, once it has ended.
+    pub(super) fn timing(&self) -> Option<(Instant, Duration)> {
+        let began = self.began?;
+        Some((began, self.ended.get()?.saturating_duration_since(began)))
+    }
+
     /// Marks the GPU unusable after it failed, so that nothing more is sent to it.
     pub(super) fn failed(&mut self, e: GpuError) {
         self.state = State::Unusable(e);
@@ -85,7 +97,12 @@ impl Opener {
         if let State::Opening(..) | State::Idle = self.state {
             let opened = match std::mem::replace(&mut self.state, State::Idle) {
                 State::Opening(handle, ..) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
-                _ => open(self.devices.as_deref(), self.quick_exit),
+                _ => {
+                    self.began = Some(Instant::now());
+                    let opened = open(self.devices.as_deref(), self.quick_exit);
+                    let _ = self.ended.set(Instant::now());
+                    opened
+                }
             };
             self.state = match opened {
                 Ok(g) => State::Ready(g),

@@ -50,6 +50,9 @@ pub struct Report {
     pub race_time: Option<Duration>,
     /// Time in GPU kernels and transfers, apart from start-up.
     pub kernel_time: Option<Duration>,
+    /// Where the GPU counted: when its opening began, in seconds from the case's start
+    /// (less than 0 where an earlier board opened it), and how long it took.
+    pub gpu_open: Option<(f64, f64)>,
     /// The GPU cards that counted, each with the seconds it had work in flight.
     pub cards: Vec<Card>,
     /// Seconds of one device (the CPU, or one GPU card) the count took: a count on two
@@ -99,6 +102,7 @@ impl Report {
             gpu_wait: Duration::ZERO,
             race_time: None,
             kernel_time: None,
+            gpu_open: None,
             cards: Vec::new(),
             device_seconds: 0.0,
             warnings: Vec::new(),
@@ -140,6 +144,9 @@ impl fmt::Display for Report {
                 self.prefix_time.as_secs_f64(),
                 k.as_secs_f64()
             )?;
+        }
+        if let Some((began, took)) = self.gpu_open {
+            write!(f, " gpu-open-began={began:.3}s gpu-open-took={took:.3}s")?;
         }
         Ok(())
     }
