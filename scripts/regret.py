@@ -8,8 +8,8 @@
 group of the square's, sparse, dense, judge-size and large, 0 to 90% obstacles), keeps those
 whose planner estimate (`nqueen --dry-run`) is under --max-nodes, and counts each board, one
 process at a time, with `nqueen` (auto), `--backend cpu` and `--backend gpu`, the three in
-turn and rotated. Each board is run once; one whose best takes --again seconds or more is
-run --reps times in all and given the median. Per board it keeps the process wall and the
+turn and rotated, --reps times, and given the median (a board whose best takes under
+--again seconds is run once). Per board it keeps the process wall and the
 `time=` of `--stats` for each backend, auto's choice and the count, which must be the same
 from every backend. Each run starts once the last one's processes are gone (a GPU run's
 driver teardown goes on in a child after it exits). --part K/P counts every P-th board from the K-th, to spread the sweep
@@ -232,7 +232,7 @@ def main():
     r.add_argument('--max-nodes', type=float, default=1e10, help='the largest planner estimate a board may have')
     r.add_argument('--backends', default='auto,cpu,gpu')
     r.add_argument('--reps', type=int, default=3)
-    r.add_argument('--again', type=float, default=0.05, help='seconds of the best from which a board is run --reps times')
+    r.add_argument('--again', type=float, default=0.0, help='seconds of the best from which a board is run --reps times')
     r.add_argument('--part', default='0/1')
     r.add_argument('--nqueen', default='target/release/nqueen')
     r.add_argument('--out', default='regret.json')

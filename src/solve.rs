@@ -17,7 +17,7 @@ use crate::board::Board;
 use crate::control::{Control, Interrupted};
 use crate::cpu::Schedule;
 use crate::gpu::{Gpu, GpuCountError, GpuError};
-use crate::plan::{self, Plan, PLANNING_CUT};
+use crate::plan::{self, Plan};
 use crate::split::Split;
 use crate::work::Shard;
 use auto::Auto;
@@ -135,7 +135,7 @@ impl Solver {
             return;
         }
         if self.options.backend == BackendChoice::Auto && self.gpu.is_idle() && plan::small_count(board).is_none() {
-            let cut = if self.options.no_symmetry { 1.0 } else { PLANNING_CUT };
+            let cut = if self.options.no_symmetry { 1.0 } else { plan::planning_cut(board) };
             auto::open_if_needed(&mut self.gpu, &Plan::as_is(board), cut, 1);
         }
     }
@@ -223,7 +223,7 @@ impl Solver {
         let plan = if self.options.no_symmetry {
             as_is
         } else {
-            expect(&as_is, PLANNING_CUT);
+            expect(&as_is, plan::planning_cut(board));
             Plan::chosen(board, as_is)
         };
         expect(&plan, 1.0);
