@@ -185,18 +185,10 @@ impl Counter<'_> {
             }
             // Nothing after the last board of the last input: auto need not race its opening GPU.
             let last = index + 1 == self.config.inputs.len() && boards.at_end();
-            match self.shards {
-                Some(shards) => {
-                    let list: Vec<Shard> = shards.iter().collect();
-                    for (i, &shard) in list.iter().enumerate() {
-                        self.solver.expect_end(last && i + 1 == list.len());
-                        self.answer_case(index, &name, cases, &board, Some(shard), sink)?;
-                    }
-                }
-                None => {
-                    self.solver.expect_end(last);
-                    self.answer_case(index, &name, cases, &board, None, sink)?
-                }
+            let shards: Vec<Option<Shard>> = self.shards.map_or(vec![None], |s| s.iter().map(Some).collect());
+            for (i, &shard) in shards.iter().enumerate() {
+                self.solver.expect_end(last && i + 1 == shards.len());
+                self.answer_case(index, &name, cases, &board, shard, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;

@@ -1,0 +1,138 @@
+//! Which search the CPU runs over a count's prefixes, and how fast it is expected to be:
+//! the lanes of [`super::lanes`] where they pay, else the scalar search
+//! ([`super::count_prefix`]).
+
+use super::count_prefix;
+#[cfg(target_arch = "x86_64")]
+use super::{descend, lanes};
+use crate::control::{Control, Interrupted};
+use crate::estimate;
+use crate::plan::Plan;
+use crate::prefix::Prefix;
+use crate::tally::Tally;
+
+/// Search nodes per second one thread gets through in the scalar search ([`count_prefix`])
+/// while every thread of the pool is busy: with [`speedup_over_scalar`], what `auto` judges
+/// the CPU by and a recorded count's units are sized by (the AVX-512 lanes then place
+/// about 4.4e8 queens a second per thread on judge boards of 16 to 22).
+pub const SCALAR_NODES_PER_THREAD_SECOND: f64 = 1.0e8;
+/// The CPU's search nodes per node of Knuth's estimate of the same tree: the CPU counts
+/// the last two rows in closed form (about 0.8 on the split boards of empty 15x15 and
+/// 17x17).
+pub const NODES_PER_ESTIMATED_NODE: f64 = 0.8;
+
+/// Dives that estimate what the lanes would search of a count (see [`estimate::below`]).
+const BELOW_DIVES: u32 = 256;
+/// What a node costs, in nodes of the scalar search, where the scalar way brings prefixes
+/// down to lanes that start below them (see [`descend`]): it yields each partial board
+/// where the scalar search counts the last rows at once.
+const DESCEND_COST: f64 = 1.22;
+/// What a lane's start on a partial board costs: a lane's search of a partial board of `p`
+/// nodes costs `1 / speedup + LANE_START / sqrt(p)` nodes of the scalar search a node, as
+/// fitted to sixteen boards of 20 to 30 with 20 to 75% obstacles, whose lanes started from
+/// 0.3 to 900 nodes a partial board (one thread, AVX-512 and AVX2 alike).
+const LANE_START: f64 = 1.8;
+
+/// How many times faster than [`count_prefix`] the search that [`count`] runs on prefixes
+/// at row `depth` of `plan` gets through nodes, on one thread (see [`Search::new`]).
+pub fn speedup_over_scalar(plan: &Plan, depth: usize) -> f64 {
+    Search::new(plan, depth).profile().1
+}
+
+/// Search nodes per second `threads` threads get through on prefixes at row `depth` of
+/// `plan`, by [`SCALAR_NODES_PER_THREAD_SECOND`] and the search they would run.
+pub fn nodes_per_second(plan: &Plan, depth: usize, threads: usize) -> f64 {
+    SCALAR_NODES_PER_THREAD_SECOND * speedup_over_scalar(plan, depth) * threads as f64
+}
+
+/// The search [`count`] runs on prefixes at row `depth` of `plan` on this CPU, for
+/// `--stats`: "avx512" or "avx2" lanes (with the row they start at where it is deeper
+/// than `depth`), or "scalar".
+pub fn search_name(plan: &Plan, depth: usize) -> String {
+    let search = Search::new(plan, depth);
+    match search {
+        #[cfg(target_arch = "x86_64")]
+        Search::Lanes(_, row, _) if row > depth => format!("{} from row {row}", search.profile().0),
+        _ => search.profile().0.to_string(),
+    }
+}
+
+/// The search one thread runs over its prefixes: sixteen or eight lanes at a time where the
+/// CPU has AVX-512 or AVX2, from the prefixes' row or a few rows further down, else one
+/// prefix at a time.
+pub(super) enum Search {
+    /// The lanes, the row they start at, and how many times faster than the scalar search
+    /// they are expected to be.
+    #[cfg(target_arch = "x86_64")]
+    Lanes(lanes::Lanes, usize, f64),
+    Scalar,
+}
+
+impl Search {
+    /// The fastest search this CPU can run on prefixes at row `depth` of `plan`: the lanes
+    /// from the first row at or below `depth` that suits them (see [`lanes::suits`]), where
+    /// they are expected to be faster than the scalar search. On large boards a lane's
+    /// stack fits only the last few rows, whose partial boards may hold too few nodes to
+    /// pay for a lane's start.
+    pub(super) fn new(plan: &Plan, depth: usize) -> Search {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(isa) = lanes::Isa::chosen() {
+            if let Some((lanes, row)) = (depth..plan.n).find_map(|row| lanes::Lanes::new(isa, plan, row).map(|l| (l, row))) {
+                let below = estimate::below(&plan.boards, &plan.due, depth, row, BELOW_DIVES);
+                let widest = match isa {
+                    lanes::Isa::Avx512 => 4.4,
+                    lanes::Isa::Avx2 => 1.7,
+                };
+                let in_lanes = 1.0 / widest + LANE_START / below.per_start.max(1e-9).sqrt();
+                let speedup = 1.0 / ((1.0 - below.share) * DESCEND_COST + below.share * in_lanes);
+                if speedup > 1.0 {
+                    return Search::Lanes(lanes, row, speedup);
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (plan, depth);
+        Search::Scalar
+    }
+
+    /// The search's name, and how many times faster than the scalar search it is expected
+    /// to get through nodes on one thread: the lanes' speedup at its low end over the
+    /// benchmark boards (4.4 for AVX-512, 1.7 for AVX2), less what their starts and the
+    /// rows above them cost.
+    fn profile(&self) -> (&'static str, f64) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Search::Lanes(lanes, _, speedup) => match lanes.isa() {
+                lanes::Isa::Avx512 => ("avx512", *speedup),
+                lanes::Isa::Avx2 => ("avx2", *speedup),
+            },
+            Search::Scalar => ("scalar", 1.0),
+        }
+    }
+
+    /// Completes `prefixes` (at row `depth`): weighted solutions and nodes.
+    pub(super) fn run(
+        &self,
+        plan: &Plan,
+        depth: usize,
+        prefixes: impl Iterator<Item = Prefix>,
+        ctl: &Control,
+    ) -> Result<Tally, Interrupted> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Search::Lanes(lanes, row, _) if *row == depth => lanes.count(plan, depth, prefixes, ctl),
+            #[cfg(target_arch = "x86_64")]
+            Search::Lanes(lanes, row, _) => {
+                let nodes = std::cell::Cell::new(0);
+                let below = prefixes.flat_map(|p| descend::Descend::new(plan, p, depth, *row, lanes.uses_due(), &nodes));
+                let tally = lanes.count(plan, *row, below, ctl)?;
+                Ok(tally + Tally { solutions: 0, nodes: u128::from(nodes.get()) })
+            }
+            Search::Scalar => prefixes.into_iter().try_fold(Tally::default(), |t, p| {
+                let b = p.board as usize;
+                let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, &p, ctl)?;
+                Ok(t + Tally::weighted(solutions, plan.weights[b], nodes))
+            }),
+        }
+    }
+}
