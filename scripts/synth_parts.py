@@ -5,8 +5,10 @@ every shard 0..M-1, as tasks of SHARDS_PER_TASK shards each would write them, ea
 run of its own on one of HOSTS hosts (each with a machine id of its own), the tasks ending
 one after another over --days, with their digests made again (see src/parts/digest.rs).
 The first --slow hosts take four times the device-seconds, and so count at a quarter of the
-others' rate, for `--status --by host` to flag. The counts are the real shard's, so the
-total means nothing; the records are otherwise what a real run writes.
+others' rate, for `--status` to flag. With --cards MODEL each host counts on one GPU card of
+that model, as a GPU run's records say; with --done SHARE only the first SHARE of the tasks
+of the run's days have passed (a run still going: the shards that ended by then). The counts are the real shard's, so the total means
+nothing; the records are otherwise what a real run writes.
 
     nqueen --shard 0/262144 empty_20.in > one.jsonl
     scripts/synth_parts.py one.jsonl parts/ --per-task 64 --hosts 140
@@ -35,6 +37,8 @@ def main():
     ap.add_argument("--hosts", type=int, default=140, help="hosts the tasks ran on")
     ap.add_argument("--days", type=float, default=7.0, help="days over which the tasks end")
     ap.add_argument("--slow", type=int, default=1, help="hosts at a quarter of the others' rate")
+    ap.add_argument("--cards", metavar="MODEL", help="count on one GPU card of MODEL a host")
+    ap.add_argument("--done", type=float, default=1.0, help="the share of the run's days that have passed")
     args = ap.parse_args()
     with open(args.part) as f:
         lines = [line.rstrip("\n") for line in f if line.strip()]
@@ -47,7 +51,12 @@ def main():
         body = re.sub(r'"run":"[0-9a-f]+"', '"run":"\0RUN\0"', body, count=1)
         body = re.sub(r'"host":"[^"]*"', '"host":"\0HOST\0"', body, count=1)
         body = re.sub(r'"machine":"[0-9a-f]+"', '"machine":"\0MACHINE\0"', body, count=1)
+        body = re.sub(r'"started":"[^"]*"', '"started":"\0STARTED\0"', body, count=1)
         body = re.sub(r'"ended":"[^"]*"', '"ended":"\0ENDED\0"', body, count=1)
+        if args.cards and '"record":"case"' in body:
+            body = re.sub(r'"backend":"[^"]*"', '"backend":"gpu(0: %s; count_prefixes)"' % args.cards, body, count=1)
+            card = '"cards":[{"uuid":"\0CARD\0","model":"%s","seconds":\0SECONDS\0,"prefixes":1000}],' % args.cards
+            body = body.replace('"device_seconds":', card + '"device_seconds":', 1)
         body = re.sub(r'"device_seconds":[0-9.e+-]+', '"device_seconds":\0SECONDS\0', body, count=1)
         seconds = json.loads(line).get("device_seconds") or 1.0
         templates.append(body)
@@ -58,12 +67,23 @@ def main():
         number = task % args.hosts
         host = "node-%03d" % number
         machine = hashlib.sha256(host.encode()).hexdigest()[:16]
-        ended = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_800_000_000 + args.days * 86400 * task / tasks))
+        end = 1_800_000_000 + args.days * 86400 * (task + 1) / tasks
+        # Each host's tasks follow one another: this one began when its host's last ended,
+        # and its shards end one after another.
+        start = end - args.days * 86400 * args.hosts / tasks
+        began = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start))
         spent = repr(seconds * (4 if number < args.slow else 1))
+        card = "GPU-%s" % hashlib.sha256(b"card " + host.encode()).hexdigest()[:32]
+        count = min(first + args.per_task, shards) - first
         with open(os.path.join(args.out, "part-%d.jsonl" % task), "w") as f:
-            for shard in range(first, min(first + args.per_task, shards)):
+            for shard in range(first, first + count):
+                at = start + (end - start) * (shard - first + 1) / count
+                if at > 1_800_000_000 + args.done * args.days * 86400:
+                    break
+                ended = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
                 for t in templates:
-                    fields = {"SHARD": str(shard), "RUN": run, "HOST": host, "MACHINE": machine, "ENDED": ended, "SECONDS": spent}
+                    fields = {"SHARD": str(shard), "RUN": run, "HOST": host, "MACHINE": machine, "STARTED": began, "ENDED": ended,
+                              "SECONDS": spent, "CARD": card}
                     f.write(sealed(re.sub("\0([A-Z]+)\0", lambda m: fields[m.group(1)], t)))
 
 

@@ -111,25 +111,30 @@ pub struct Cli {
 
     /// With --merge: instead of the answers, how far the run is: per case the shards in,
     /// recounted and disagreeing, the share of the estimated work done, and per backend the
-    /// device-hours spent, the rate and the hours left at it; as a table, the problems, and
-    /// one JSON line (exit status 1 while incomplete).
+    /// device-hours spent, the rate and the hours left at it; then the machines flagged
+    /// slow, disagreeing or silent, and why, and one line for the rest; as tables, the
+    /// problems, and two JSON lines, of the cases and of every machine (exit status 1
+    /// while incomplete).
     #[arg(long, requires = "merge", conflicts_with_all = ["recheck", "summary"], help_heading = "Counting past one machine")]
     status: bool,
 
-    /// With --status: also a table of each machine and each GPU card on it (records,
-    /// device-hours, rate against the median of its kind, recounts, disagreements, last
-    /// record), flagging the slow (under half the median), the disagreeing and the silent
-    /// (see --silent-after), and the same in the JSON line
+    /// With --status, host: every machine in a table, not only the flagged ones, with each
+    /// counter on it (its CPU, each GPU card): records, device-hours, rate against the
+    /// median of the others of its kind (CPUs against CPUs, cards against cards of the same
+    /// model), recounts, disagreements, last record; a counter under half that median is
+    /// slow
     #[arg(long, value_name = "WHAT", value_parser = ["case", "host"], default_value = "case", requires = "status", help_heading = "Counting past one machine")]
     by: String,
 
-    /// With --status --by host: flag a machine silent when its last record is older than
-    /// this before the run's newest, e.g. 30m or 2h
+    /// With --status: while shards are missing, flag a machine silent when its last record
+    /// is older than this before the run's newest, e.g. 30m or 2h (a finished run has no
+    /// silent machine)
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, default_value = "1h", requires = "status", help_heading = "Counting past one machine")]
     silent_after: std::time::Duration,
 
-    /// With --status: also draw FILE, an SVG of the share of the work done over time and
-    /// each machine's rate, flagged machines in red
+    /// With --status: also draw FILE, an SVG of the share of the work done over time, with
+    /// the finish time at the recent rate, and each counter's rate against the median of
+    /// its kind, slowest first, flagged ones in red
     #[arg(long, value_name = "FILE", requires = "status", help_heading = "Counting past one machine")]
     plot: Option<PathBuf>,
 

@@ -75,13 +75,15 @@ unsafe impl DeviceRepr for Prefix {}
 // SAFETY: four `u32`s, for which all zero bits is a value.
 unsafe impl ValidAsZeroBits for Prefix {}
 
-/// A GPU card that counted, by its UUID (see [`Gpu::uuids`]), the seconds it had work in
-/// flight, and the prefixes it counted: cards take batches as they are free, so a slow
-/// card counts fewer in the same time.
+/// A GPU card that counted, by its UUID (see [`Gpu::cards`]) and model, the seconds it had
+/// work in flight, and the prefixes it counted: cards take batches as they are free, so a
+/// slow card counts fewer in the same time. Records of earlier builds name no model.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Card {
     pub uuid: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub seconds: f64,
     pub prefixes: u64,
 }
@@ -239,9 +241,9 @@ impl Gpu {
         self.devices.iter().take(used).map(|d| format!("{}: {}", d.ordinal, d.name)).collect::<Vec<_>>().join(", ")
     }
 
-    /// The UUIDs of the first `used` devices (see [`card_uuid`]).
-    pub fn uuids(&self, used: usize) -> Vec<String> {
-        self.devices.iter().take(used).map(|d| d.uuid.clone()).collect()
+    /// The UUIDs (see [`card_uuid`]) and models of the first `used` devices.
+    pub fn cards(&self, used: usize) -> Vec<(String, String)> {
+        self.devices.iter().take(used).map(|d| (d.uuid.clone(), d.name.clone())).collect()
     }
 }
 

@@ -40,16 +40,13 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
         Merging::Status { by_host, silent_after, plot } => {
             let status = status::status(&records);
             let mut shown = status.lines;
-            let picture = *by_host || plot.is_some();
-            match picture.then(|| machines::machines(&records, *silent_after)).transpose() {
-                Ok(Some(found)) => {
-                    if *by_host {
-                        // The machines' table before the case status's JSON line, and theirs after it.
-                        let json = shown.pop();
-                        shown.extend(found.lines());
-                        shown.extend(json);
-                        shown.push(serde_json::to_string(&found).expect("machines are plain data"));
-                    }
+            match machines::machines(&records, status.complete, *silent_after) {
+                Ok(found) => {
+                    // The machines before the case status's JSON line, and theirs after it.
+                    let json = shown.pop();
+                    shown.extend(if *by_host { found.lines() } else { found.summary() });
+                    shown.extend(json);
+                    shown.push(serde_json::to_string(&found).expect("machines are plain data"));
                     if let Some(path) = plot {
                         match plot::svg(&records, &found).map(|svg| std::fs::write(path, svg).map_err(|e| e.to_string())) {
                             Ok(Ok(())) => {}
@@ -60,7 +57,6 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
                         }
                     }
                 }
-                Ok(None) => {}
                 Err(problem) => shown.push(problem),
             }
             if lines(&shown, sink, outcome) && !status.complete {

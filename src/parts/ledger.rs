@@ -174,6 +174,16 @@ pub fn listed(shards: &[usize]) -> String {
     ranges(shards).join(", ")
 }
 
+/// `shards` as a list short enough for a line: its first `most` ranges, then how many more
+/// (the status's JSON line lists every one).
+pub fn listed_briefly(shards: &[usize], most: usize) -> String {
+    let all = ranges(shards);
+    if all.len() <= most {
+        return all.join(", ");
+    }
+    format!("{}, and {} more ranges ({} shards in all)", all[..most].join(", "), all.len() - most, shards.len())
+}
+
 /// `shards` (sorted) as ranges of consecutive shards: "0-3", "5", "7-9".
 pub fn ranges(shards: &[usize]) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
@@ -229,5 +239,7 @@ mod tests {
     #[test]
     fn shard_lists_are_short() {
         assert_eq!(listed(&[0, 1, 2, 3, 5, 7, 8, 9]), "0-3, 5, 7-9");
+        assert_eq!(listed_briefly(&[0, 1, 2, 3, 5, 7, 8, 9], 3), "0-3, 5, 7-9");
+        assert_eq!(listed_briefly(&[0, 1, 2, 3, 5, 7, 8, 9], 2), "0-3, 5, and 1 more ranges (8 shards in all)");
     }
 }

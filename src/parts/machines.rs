@@ -1,9 +1,11 @@
-//! `--merge --status --by host`: what each machine, and each GPU card on it, did of a run:
-//! its records, device-hours, rate in estimated search nodes a second against the median
-//! of its kind, recounts and disagreements, and the time of its last record; flagged
-//! where it is slow (under half its kind's median rate), where any record of it disagrees
-//! with another count of its shard, and where it has been silent for longer than a set
-//! time before the run's newest record.
+//! `--merge --status`: what each machine did of a run, and each counter on it (its CPU, and
+//! each GPU card): records, device-hours, recounts and disagreements, the time of its last
+//! record, and each counter's rate in estimated search nodes a second against the median
+//! of the others of its kind (CPUs against CPUs, cards against cards of the same model). A
+//! counter is flagged `slow` under half that median; a machine `disagrees` where any record of it is
+//! in a shard whose counts disagree, and `silent` while shards are missing and its last
+//! record is older than a set time before the run's newest. A finished run has no silent
+//! machine: one with no more work is not silent.
 //!
 //! A machine is its id (see [`super::provenance`]); records of builds that wrote none are
 //! grouped by host name. Device time is each record's device-seconds (a count on two cards
@@ -15,39 +17,60 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::ledger::{self, Ledger};
-use super::Located;
+use super::{CaseRecord, Located};
 
-/// One machine's or card's part of the run.
+/// Half the median of its kind: a counter slower than this is flagged.
+const SLOW: f64 = 0.5;
+
+/// What a counter is compared with where its records do not say: a GPU card of a build
+/// that wrote no card's model, or a GPU count of one that wrote no card.
+const UNNAMED_GPU: &str = "gpu";
+
+/// One machine's part of the run.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Part {
-    /// Its id: the machine id, `host:NAME` for records without one, or a card's UUID.
+pub struct Machine {
+    /// Its id: the machine id, or `host:NAME` for records without one.
     pub id: String,
-    /// The host names its records give (for a machine), and its kinds of counter.
+    /// The host names its records give.
     pub hosts: BTreeSet<String>,
-    pub kinds: BTreeSet<String>,
     pub records: usize,
     /// Records that count a shard another record counted first, and records whose shard's
     /// counts disagree.
     pub recounts: usize,
     pub disagreements: usize,
     pub device_hours: f64,
-    /// Estimated search nodes a second over its timed records, and that over the median
-    /// of the same over every machine (or card) of its kind.
-    pub rate: Option<f64>,
-    pub against_median: Option<f64>,
     /// Its last record's end (RFC 3339, UTC), and the hours from it to the run's newest.
     pub last: Option<String>,
     pub silent_hours: Option<f64>,
-    /// "slow", "disagrees", "silent".
+    /// "disagrees", "silent".
     pub flags: Vec<&'static str>,
-    /// The cards of a machine.
-    pub cards: Vec<Part>,
+    /// Its CPU and its cards.
+    pub counters: Vec<Counter>,
+    #[serde(skip)]
+    last_time: Option<SystemTime>,
+}
+
+/// One counter of a machine: its CPU, or one GPU card.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counter {
+    /// "cpu", a card's UUID, or "gpu" for GPU counts whose records name no card.
+    pub id: String,
+    /// What it is compared with: "cpu", or the card's model ("gpu" where records do not say).
+    pub kind: String,
+    pub records: usize,
+    pub device_hours: f64,
+    /// Estimated search nodes a second over its timed records, the median of the same over
+    /// the other counters of its kind (itself, where it is the only one), and the one over
+    /// the other.
+    pub rate: Option<f64>,
+    pub median: Option<f64>,
+    pub against_median: Option<f64>,
+    /// "slow".
+    pub flags: Vec<&'static str>,
     #[serde(skip)]
     nodes: f64,
     #[serde(skip)]
     timed: f64,
-    #[serde(skip)]
-    last_time: Option<SystemTime>,
 }
 
 /// Every machine's part, with the run's newest record.
@@ -55,15 +78,60 @@ pub struct Part {
 pub struct Machines {
     /// Always "machines", for the JSON line.
     pub record: &'static str,
-    pub machines: Vec<Part>,
+    /// Whether every shard is in: then no machine is silent.
+    pub complete: bool,
+    pub machines: Vec<Machine>,
+    /// Each kind's median rate, and how many counters of it are rated.
+    pub kinds: BTreeMap<String, Kind>,
     pub newest: Option<String>,
     pub silent_after_hours: f64,
+    #[serde(skip)]
+    newest_time: Option<SystemTime>,
 }
 
-/// The machines of `records`, flagged silent after `silent_after` without a record.
-pub fn machines(records: &[Located], silent_after: Duration) -> Result<Machines, String> {
+/// The counters of one kind.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Kind {
+    pub median: f64,
+    pub counters: usize,
+}
+
+impl Machine {
+    /// Whether it or any of its counters is flagged.
+    pub fn flagged(&self) -> bool {
+        !self.flags.is_empty() || self.counters.iter().any(|c| !c.flags.is_empty())
+    }
+
+    /// The counter `id` of kind `kind`, added if new.
+    fn counter(&mut self, id: &str, kind: &str) -> &mut Counter {
+        let at = match self.counters.iter().position(|c| c.id == id) {
+            Some(at) => at,
+            None => {
+                self.counters.push(Counter { id: id.to_string(), kind: kind.to_string(), ..Counter::default() });
+                self.counters.len() - 1
+            }
+        };
+        &mut self.counters[at]
+    }
+}
+
+impl Counter {
+    /// Adds a record's `seconds` of device time over `nodes` estimated nodes.
+    fn add(&mut self, seconds: f64, nodes: Option<f64>) {
+        self.records += 1;
+        self.device_hours += seconds / 3600.0;
+        if let (Some(nodes), true) = (nodes, seconds > 0.0) {
+            self.nodes += nodes;
+            self.timed += seconds;
+        }
+    }
+}
+
+/// The machines of `records`, a run `complete` or not, flagged silent after `silent_after`
+/// without a record.
+pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> Result<Machines, String> {
     let ledger = Ledger::new(records)?;
-    let mut by: BTreeMap<String, Part> = BTreeMap::new();
+    let mut by: BTreeMap<String, Machine> = BTreeMap::new();
     let mut newest: Option<SystemTime> = None;
     for input in ledger.inputs.values() {
         for by_shard in input.cases.values() {
@@ -71,109 +139,152 @@ pub fn machines(records: &[Located], silent_after: Duration) -> Result<Machines,
                 let dissent = ledger::dissent_in(group).is_some();
                 for (i, located) in group.iter().enumerate() {
                     let Some(c) = ledger::case(located) else { continue };
-                    let id = c.machine.clone().unwrap_or_else(|| format!("host:{}", c.host.as_deref().unwrap_or("unknown")));
-                    let seconds = c.device_seconds.unwrap_or(c.seconds);
                     let ended = c.ended.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok());
                     newest = newest.max(ended);
-                    let m = by.entry(id.clone()).or_insert_with(|| Part { id, ..Part::default() });
+                    let id = c.machine.clone().unwrap_or_else(|| format!("host:{}", c.host.as_deref().unwrap_or("unknown")));
+                    let m = by.entry(id.clone()).or_insert_with(|| Machine { id, ..Machine::default() });
                     m.hosts.extend(c.host.clone());
-                    m.kinds.insert(c.backend_kind().to_string());
-                    add(m, i > 0, dissent, seconds, c.shard_nodes, ended);
-                    let prefixes: u64 = c.cards.iter().flatten().map(|k| k.prefixes).sum();
-                    for card in c.cards.iter().flatten() {
-                        // Each card's share of the work, by the prefixes it counted.
-                        let share = if prefixes > 0 { card.prefixes as f64 / prefixes as f64 } else { 0.0 };
-                        let slot = match m.cards.iter().position(|k| k.id == card.uuid) {
-                            Some(at) => at,
-                            None => {
-                                m.cards.push(Part { id: card.uuid.clone(), ..Part::default() });
-                                m.cards.len() - 1
-                            }
-                        };
-                        let k = &mut m.cards[slot];
-                        k.kinds.insert("gpu".into());
-                        add(k, i > 0, dissent, card.seconds, c.shard_nodes.map(|n| n * share), ended);
-                    }
+                    m.records += 1;
+                    m.recounts += usize::from(i > 0);
+                    m.disagreements += usize::from(dissent);
+                    m.device_hours += c.device_seconds.unwrap_or(c.seconds) / 3600.0;
+                    m.last_time = m.last_time.max(ended);
+                    add_to_counters(m, c);
                 }
             }
         }
     }
-    let mut machines: Vec<Part> = by.into_values().collect();
-    for m in &mut machines {
-        m.rate = (m.timed > 0.0).then(|| m.nodes / m.timed);
-        for c in &mut m.cards {
-            c.rate = (c.timed > 0.0).then(|| c.nodes / c.timed);
-        }
+    let mut machines: Vec<Machine> = by.into_values().collect();
+    let mut rates: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for c in machines.iter_mut().flat_map(|m| &mut m.counters) {
+        c.rate = (c.timed > 0.0).then(|| c.nodes / c.timed);
+        rates.entry(c.kind.clone()).or_default().extend(c.rate);
     }
-    // Each machine against the others of its kinds, each card against every card.
-    let kind = |p: &Part| p.kinds.iter().next().cloned().unwrap_or_default();
-    let medians: BTreeMap<String, f64> = machines
-        .iter()
-        .map(kind)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .filter_map(|k| Some((k.clone(), median(machines.iter().filter(|m| kind(m) == k).filter_map(|m| m.rate))?)))
-        .collect();
-    let card_median = median(machines.iter().flat_map(|m| &m.cards).filter_map(|c| c.rate));
+    rates.values_mut().for_each(|r| r.sort_by(f64::total_cmp));
+    let kinds: BTreeMap<String, Kind> =
+        rates.iter().filter_map(|(kind, r)| Some((kind.clone(), Kind { median: median_without(r, None)?, counters: r.len() }))).collect();
     for m in &mut machines {
-        let med = medians.get(&kind(m)).copied();
-        flag(m, med, newest, silent_after);
-        for c in &mut m.cards {
-            flag(c, card_median, newest, silent_after);
+        for c in &mut m.counters {
+            // Against the others of its kind: with few counters, its own rate would pull
+            // the median towards it.
+            c.median = c.rate.zip(rates.get(&c.kind)).and_then(|(r, all)| {
+                let at = all.partition_point(|&x| x < r);
+                median_without(all, (all.len() > 1).then_some(at))
+            });
+            c.against_median = c.rate.zip(c.median).filter(|(_, m)| *m > 0.0).map(|(r, m)| r / m);
+            if c.against_median.is_some_and(|r| r < SLOW) {
+                c.flags.push("slow");
+            }
+        }
+        m.last = m.last_time.map(super::provenance::utc);
+        m.silent_hours = m.last_time.zip(newest).map(|(l, n)| n.duration_since(l).unwrap_or_default().as_secs_f64() / 3600.0);
+        if m.disagreements > 0 {
+            m.flags.push("disagrees");
+        }
+        if !complete && m.silent_hours.is_some_and(|h| h * 3600.0 > silent_after.as_secs_f64()) {
+            m.flags.push("silent");
         }
     }
     Ok(Machines {
         record: "machines",
+        complete,
         machines,
+        kinds,
         newest: newest.map(super::provenance::utc),
         silent_after_hours: silent_after.as_secs_f64() / 3600.0,
+        newest_time: newest,
     })
 }
 
-/// Adds a record to `p`: a recount where it is not its shard's first, a disagreement where
-/// its shard's counts disagree; `seconds` of device time over `nodes` estimated nodes.
-fn add(p: &mut Part, recount: bool, dissent: bool, seconds: f64, nodes: Option<f64>, ended: Option<SystemTime>) {
-    p.records += 1;
-    p.recounts += usize::from(recount);
-    p.disagreements += usize::from(dissent);
-    p.device_hours += seconds / 3600.0;
-    if let (Some(nodes), true) = (nodes, seconds > 0.0) {
-        p.nodes += nodes;
-        p.timed += seconds;
+/// Adds the record `c` of machine `m` to the counter that counted it: its CPU, each of its
+/// cards by its share of the prefixes, or its GPU where the record names no card.
+fn add_to_counters(m: &mut Machine, c: &CaseRecord) {
+    let seconds = c.device_seconds.unwrap_or(c.seconds);
+    let cards = c.cards.as_deref().unwrap_or_default();
+    if c.backend_kind() != "gpu" {
+        m.counter("cpu", "cpu").add(seconds, c.shard_nodes);
+    } else if cards.is_empty() {
+        m.counter(UNNAMED_GPU, UNNAMED_GPU).add(seconds, c.shard_nodes);
     }
-    p.last_time = p.last_time.max(ended);
-}
-
-/// Sets `p`'s rate, its rate against `median`, its silence and its flags.
-fn flag(p: &mut Part, median: Option<f64>, newest: Option<SystemTime>, silent_after: Duration) {
-    p.against_median = p.rate.zip(median).filter(|(_, m)| *m > 0.0).map(|(r, m)| r / m);
-    p.last = p.last_time.map(super::provenance::utc);
-    p.silent_hours = p.last_time.zip(newest).map(|(l, n)| n.duration_since(l).unwrap_or_default().as_secs_f64() / 3600.0);
-    if p.against_median.is_some_and(|r| r < 0.5) {
-        p.flags.push("slow");
-    }
-    if p.disagreements > 0 {
-        p.flags.push("disagrees");
-    }
-    if p.silent_hours.is_some_and(|h| h * 3600.0 > silent_after.as_secs_f64()) {
-        p.flags.push("silent");
+    let prefixes: u64 = cards.iter().map(|k| k.prefixes).sum();
+    for card in cards {
+        let share = if prefixes > 0 { card.prefixes as f64 / prefixes as f64 } else { 0.0 };
+        m.counter(&card.uuid, card.model.as_deref().unwrap_or(UNNAMED_GPU)).add(card.seconds, c.shard_nodes.map(|n| n * share));
     }
 }
 
-/// The median of `values`, if any.
-fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let mut v: Vec<f64> = values.collect();
-    v.sort_by(f64::total_cmp);
-    (!v.is_empty()).then(|| if v.len() % 2 == 1 { v[v.len() / 2] } else { (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0 })
+/// The median of `sorted`, without its value at `left_out` where given; none if nothing is
+/// left.
+fn median_without(sorted: &[f64], left_out: Option<usize>) -> Option<f64> {
+    let n = sorted.len() - usize::from(left_out.is_some());
+    let nth = |k: usize| match left_out {
+        Some(i) if k >= i => sorted[k + 1],
+        _ => sorted[k],
+    };
+    (n > 0).then(|| if n % 2 == 1 { nth(n / 2) } else { (nth(n / 2 - 1) + nth(n / 2)) / 2.0 })
 }
 
 impl Machines {
-    /// The machines as a table, a row per machine and one per card under it, flagged ones
-    /// first.
+    /// When the run's newest record ended.
+    pub fn newest_time(&self) -> Option<SystemTime> {
+        self.newest_time
+    }
+
+    /// For hundreds of machines: each flagged machine and counter with why, then one line
+    /// for the rest.
+    pub fn summary(&self) -> Vec<String> {
+        let flagged: Vec<&Machine> = self.machines.iter().filter(|m| m.flagged()).collect();
+        let mut lines = vec![self.count_line(flagged.len())];
+        for m in &flagged {
+            lines.extend(self.why(m));
+        }
+        let rest: Vec<&Machine> = self.machines.iter().filter(|m| !m.flagged()).collect();
+        if !rest.is_empty() {
+            let mut spread: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+            for r in rest.iter().flat_map(|m| &m.counters).filter_map(|c| Some((c.kind.as_str(), c.against_median?))) {
+                let s = spread.entry(r.0).or_insert((r.1, r.1));
+                *s = (s.0.min(r.1), s.1.max(r.1));
+            }
+            let kinds: Vec<String> = spread
+                .iter()
+                .map(|(kind, (lo, hi))| format!("{kind} {lo:.2}x to {hi:.2}x of its median ({:.2e} nodes/s)", self.kinds[*kind].median))
+                .collect();
+            let others = match (flagged.is_empty(), rest.len()) {
+                (true, 1) => "the one machine".to_string(),
+                (true, n) => format!("all {n} machines"),
+                (false, 1) => "the other machine".to_string(),
+                (false, n) => format!("the other {n} machines"),
+            };
+            lines.push(format!("  {others}: {}", if kinds.is_empty() { "not timed".into() } else { kinds.join("; ") }));
+        }
+        lines
+    }
+
+    /// Why `m` is flagged: a line for the machine, and one for each flagged counter.
+    fn why(&self, m: &Machine) -> Vec<String> {
+        let name = machine_name(m);
+        let mut lines = Vec::new();
+        for flag in &m.flags {
+            lines.push(match *flag {
+                "silent" => format!("  {name}: silent: no record for {:.2} h before the newest", m.silent_hours.unwrap_or_default()),
+                _ => format!("  {name}: disagrees: {} of its records are in shards whose counts disagree", m.disagreements),
+            });
+        }
+        for c in m.counters.iter().filter(|c| !c.flags.is_empty()) {
+            let others = self.kinds.get(&c.kind).map_or(0, |k| k.counters - 1);
+            let of = format!(" of the other {others} {} counters ({:.2e} nodes/s)", c.kind, c.median.unwrap_or_default());
+            let card = if c.id == c.kind { String::new() } else { format!(" {}", c.id) };
+            lines.push(format!("  {name}{card}: slow: {:.2}x the median{of}", c.against_median.unwrap_or_default()));
+        }
+        lines
+    }
+
+    /// Every machine as a table, a row per machine and one per counter under it, flagged
+    /// machines first.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![format!(
-            "{:<44} {:<6} {:>7} {:>9} {:>8} {:>12} {:>9} {:>9} {:<20} {}",
-            "machine (host) / card",
+            "{:<44} {:<24} {:>7} {:>9} {:>8} {:>12} {:>9} {:>9} {:<20} {}",
+            "machine (host) / counter",
             "kind",
             "records",
             "recounts",
@@ -184,39 +295,61 @@ impl Machines {
             "last record",
             "flags"
         )];
-        let mut order: Vec<&Part> = self.machines.iter().collect();
-        order.sort_by_key(|m| (m.flags.is_empty() && m.cards.iter().all(|c| c.flags.is_empty()), m.id.clone()));
+        let mut order: Vec<&Machine> = self.machines.iter().collect();
+        order.sort_by_key(|m| (!m.flagged(), m.id.clone()));
         for m in order {
-            let name = format!("{} ({})", m.id, m.hosts.iter().cloned().collect::<Vec<_>>().join(","));
-            lines.push(row(&name, m));
-            for c in &m.cards {
-                lines.push(row(&format!("  {}", c.id), c));
+            lines.push(format!(
+                "{:<44} {:<24} {:>7} {:>9} {:>8} {:>12.4} {:>9} {:>9} {:<20} {}",
+                machine_name(m),
+                "",
+                m.records,
+                m.recounts,
+                m.disagreements,
+                m.device_hours,
+                "",
+                "",
+                m.last.as_deref().unwrap_or("-"),
+                m.flags.join(",")
+            ));
+            for c in &m.counters {
+                let rate = c.rate.map_or("-".into(), |r| format!("{r:.2e}"));
+                let against = c.against_median.map_or("-".into(), |r| format!("{r:.2}"));
+                lines.push(format!(
+                    "  {:<42} {:<24} {:>7} {:>9} {:>8} {:>12.4} {rate:>9} {against:>9} {:<20} {}",
+                    c.id,
+                    c.kind,
+                    c.records,
+                    "",
+                    "",
+                    c.device_hours,
+                    "",
+                    c.flags.join(",")
+                ));
             }
         }
-        lines.push(format!(
-            "{} machines, {} flagged; silent means no record for {:.2} h before the newest ({})",
-            self.machines.len(),
-            self.machines.iter().filter(|m| !m.flags.is_empty() || m.cards.iter().any(|c| !c.flags.is_empty())).count(),
-            self.silent_after_hours,
-            self.newest.as_deref().unwrap_or("none")
-        ));
+        lines.push(self.count_line(self.machines.iter().filter(|m| m.flagged()).count()));
         lines
+    }
+
+    /// "N machines, F flagged", and what `silent` means in this run.
+    fn count_line(&self, flagged: usize) -> String {
+        let plural = if self.machines.len() == 1 { "" } else { "s" };
+        format!("{} machine{plural}, {flagged} flagged{}", self.machines.len(), self.silent_note())
+    }
+
+    /// What `silent` means in this run.
+    fn silent_note(&self) -> String {
+        match (self.complete, self.newest.as_deref()) {
+            (true, _) => "; every shard is in, so none is silent".into(),
+            (false, Some(newest)) => format!("; silent means no record for {:.2} h before the newest ({newest})", self.silent_after_hours),
+            (false, None) => String::new(),
+        }
     }
 }
 
-fn row(name: &str, p: &Part) -> String {
-    let kind = p.kinds.iter().cloned().collect::<Vec<_>>().join(",");
-    let rate = p.rate.map_or("-".into(), |r| format!("{r:.2e}"));
-    let against = p.against_median.map_or("-".into(), |r| format!("{r:.2}"));
-    format!(
-        "{name:<44} {kind:<6} {:>7} {:>9} {:>8} {:>12.4} {rate:>9} {against:>9} {:<20} {}",
-        p.records,
-        p.recounts,
-        p.disagreements,
-        p.device_hours,
-        p.last.as_deref().unwrap_or("-"),
-        p.flags.join(",")
-    )
+/// A machine as the tables name it: its id and host names.
+pub fn machine_name(m: &Machine) -> String {
+    format!("{} ({})", m.id, m.hosts.iter().cloned().collect::<Vec<_>>().join(","))
 }
 
 #[cfg(test)]
@@ -226,59 +359,111 @@ mod tests {
     use super::*;
 
     /// A record of shard `shard` of 8 by `machine`, its `nodes` estimated nodes in
-    /// `seconds` of device time, ended `at` seconds into the run, on `cards`.
-    fn record(shard: usize, machine: &str, nodes: f64, seconds: f64, at: u64, cards: &[(&str, f64)], count: u128) -> Record {
+    /// `seconds` of device time, ended `at` seconds into the run, on `cards` (UUID, model,
+    /// prefixes), with `count`.
+    fn record(shard: usize, machine: &str, nodes: f64, seconds: f64, at: u64, cards: &[(&str, &str, f64)], count: u128) -> Record {
         let Record::Case(c) = case(0, 1, shard, 8, count) else { unreachable!() };
         let ended = super::super::provenance::utc(SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000 + at));
-        let cards = (!cards.is_empty()).then(|| {
-            cards.iter().map(|&(uuid, prefixes)| Card { uuid: uuid.into(), seconds: seconds / 2.0, prefixes: prefixes as u64 }).collect()
+        let cards: Option<Vec<Card>> = (!cards.is_empty()).then(|| {
+            cards
+                .iter()
+                .map(|&(uuid, model, prefixes)| Card {
+                    uuid: uuid.into(),
+                    model: Some(model.into()),
+                    seconds: seconds / 2.0,
+                    prefixes: prefixes as u64,
+                })
+                .collect()
         });
-        Record::Case(Box::new(super::super::CaseRecord {
+        Record::Case(Box::new(CaseRecord {
             machine: Some(machine.into()),
             run: Some(format!("{machine}-run")),
             host: Some("vm".into()),
             shard_nodes: Some(nodes),
             device_seconds: Some(seconds),
             ended: Some(ended),
+            backend: if cards.is_some() { "gpu(0: H100)".into() } else { c.backend.clone() },
             cards,
-            backend: if c.cards.is_some() { "gpu".into() } else { c.backend.clone() },
             ..*c
         }))
     }
 
+    const H100: &str = "NVIDIA H100";
+
     #[test]
-    fn slow_silent_and_disagreeing_machines_and_cards_are_flagged() {
-        let mut records = vec![
+    fn counters_are_rated_against_their_own_kind_and_slow_ones_flagged() {
+        let records = vec![
             // Two GPU machines of two cards, each busy the whole count; card b2 counts a
             // fifth of what the others do in the same time.
-            record(0, "gpu-a", 100.0, 2.0, 3600, &[("a1", 50.0), ("a2", 50.0)], 5),
-            record(1, "gpu-a", 100.0, 2.0, 7200, &[("a1", 50.0), ("a2", 50.0)], 5),
-            record(2, "gpu-b", 60.0, 2.0, 7200, &[("b1", 50.0), ("b2", 10.0)], 5),
-            // A CPU machine that stopped sending records early.
-            record(3, "cpu-c", 10.0, 1.0, 60, &[], 5),
-            // A second CPU machine, whose recount of shard 0 disagrees.
-            record(4, "cpu-d", 10.0, 1.0, 7000, &[], 5),
-            record(0, "cpu-d", 100.0, 10.0, 7100, &[], 6),
+            record(0, "gpu-a", 100.0, 2.0, 3600, &[("a1", H100, 50.0), ("a2", H100, 50.0)], 5),
+            record(1, "gpu-a", 100.0, 2.0, 7200, &[("a1", H100, 50.0), ("a2", H100, 50.0)], 5),
+            record(2, "gpu-b", 60.0, 2.0, 7200, &[("b1", H100, 50.0), ("b2", H100, 10.0)], 5),
+            // gpu-a's CPU recounts shard 2, alike, far slower than its cards: no card is
+            // slow for it, and it is rated against CPUs.
+            record(2, "gpu-a", 60.0, 30.0, 7300, &[], 5),
+            // Two CPU machines, one at a fifth of the other's rate.
+            record(3, "cpu-c", 10.0, 4.0, 60, &[], 5),
+            record(4, "cpu-d", 10.0, 20.0, 7000, &[], 5),
         ];
-        records.iter_mut().for_each(|r| {
-            if let Record::Case(c) = r {
-                if c.cards.is_some() {
-                    c.backend = "gpu(0: H100)".into()
-                }
-            }
-        });
-        let found = machines(&located(records), Duration::from_secs(3600)).unwrap();
+        let found = machines(&located(records), false, Duration::from_secs(3600)).unwrap();
         let by = |id: &str| found.machines.iter().find(|m| m.id == id).unwrap();
-        assert!((by("gpu-a").device_hours - 4.0 / 3600.0).abs() < 1e-12);
-        assert_eq!(by("gpu-a").cards.len(), 2);
-        let b2 = by("gpu-b").cards.iter().find(|c| c.id == "b2").unwrap();
-        assert!(b2.flags.contains(&"slow"), "{:?}", b2);
-        // gpu-a counted shard 0 first, which cpu-d's recount contradicts: both are flagged.
-        assert_eq!(by("gpu-a").flags, vec!["disagrees"]);
-        assert!(by("gpu-a").cards.iter().all(|c| !c.flags.contains(&"slow")));
+        let counter = |m: &str, c: &str| by(m).counters.iter().find(|k| k.id == c).unwrap().clone();
+        assert!((by("gpu-a").device_hours - 34.0 / 3600.0).abs() < 1e-12);
+        assert_eq!(by("gpu-a").counters.len(), 3);
+        assert!(counter("gpu-b", "b2").flags.contains(&"slow"), "{:?}", counter("gpu-b", "b2"));
+        assert!(["a1", "a2", "b1"].iter().all(|&c| counter(if c == "b1" { "gpu-b" } else { "gpu-a" }, c).flags.is_empty()));
+        assert_eq!((counter("gpu-a", "cpu").kind.as_str(), counter("gpu-a", "cpu").flags.is_empty()), ("cpu", true));
+        assert_eq!(counter("cpu-d", "cpu").flags, vec!["slow"]);
+        assert_eq!(found.kinds[H100].counters, 4);
+        // cpu-c has been silent for two hours, with shards still missing.
         assert_eq!(by("cpu-c").flags, vec!["silent"]);
-        assert!(by("cpu-d").flags.contains(&"disagrees") && by("cpu-d").recounts == 1);
-        let lines = found.lines();
-        assert!(lines[1].starts_with("cpu-c") || lines[1].starts_with("cpu-d") || lines[1].starts_with("gpu-b"), "{lines:?}");
+        let summary = found.summary();
+        assert!(summary[0].starts_with("4 machines, 3 flagged"), "{summary:?}");
+        assert!(summary.iter().any(|l| l.contains("cpu-c (vm): silent: no record for 2.01 h")), "{summary:?}");
+        assert!(
+            summary.iter().any(|l| l.contains("gpu-b (vm) b2: slow: 0.20x the median of the other 3 NVIDIA H100 counters")),
+            "{summary:?}"
+        );
+    }
+
+    #[test]
+    fn a_finished_run_has_no_silent_machine_and_disagreements_are_flagged() {
+        let records = vec![
+            record(0, "early", 10.0, 1.0, 60, &[], 5),
+            record(1, "late", 10.0, 1.0, 86_400, &[], 5),
+            record(1, "early", 10.0, 1.0, 120, &[], 6),
+        ];
+        let found = machines(&located(records.clone()), true, Duration::from_secs(3600)).unwrap();
+        assert!(found.machines.iter().all(|m| !m.flags.contains(&"silent")));
+        assert!(found.machines.iter().all(|m| m.flags == vec!["disagrees"]), "{:?}", found.machines);
+        assert!(found.summary()[0].ends_with("every shard is in, so none is silent"));
+        let running = machines(&located(records), false, Duration::from_secs(3600)).unwrap();
+        assert!(running.machines.iter().find(|m| m.id == "early").unwrap().flags.contains(&"silent"));
+    }
+
+    #[test]
+    fn the_median_leaves_a_counter_out() {
+        let sorted = [1.0, 2.0, 4.0, 8.0];
+        assert_eq!(median_without(&sorted, None), Some(3.0));
+        assert_eq!(median_without(&sorted, Some(0)), Some(4.0));
+        assert_eq!(median_without(&sorted, Some(3)), Some(2.0));
+        assert_eq!(median_without(&[5.0], Some(0)), None);
+        // Two machines: the slower is flagged where it is under half the faster.
+        let records = vec![record(0, "fast", 30.0, 1.0, 60, &[], 5), record(1, "slow", 10.0, 1.0, 60, &[], 5)];
+        let found = machines(&located(records), true, Duration::from_secs(3600)).unwrap();
+        let flags: Vec<_> = found.machines.iter().map(|m| (m.id.as_str(), m.counters[0].flags.clone())).collect();
+        assert_eq!(flags, vec![("fast", vec![]), ("slow", vec!["slow"])]);
+    }
+
+    #[test]
+    fn hundreds_of_machines_are_summed_up_in_a_line_beside_the_flagged() {
+        let records: Vec<Record> =
+            (0..8).map(|k| record(k, &format!("m{k}"), 10.0, if k == 0 { 5.0 } else { 1.0 + k as f64 / 100.0 }, 60, &[], 5)).collect();
+        let found = machines(&located(records), true, Duration::from_secs(3600)).unwrap();
+        let summary = found.summary();
+        assert_eq!(summary.len(), 3, "{summary:?}");
+        assert!(summary[1].starts_with("  m0 (vm): slow: 0.21x the median of the other 7 cpu counters"), "{summary:?}");
+        assert!(summary[2].starts_with("  the other 7 machines: cpu 0.97x to 1.04x of its median"), "{summary:?}");
+        assert_eq!(found.lines().len(), 1 + 8 * 2 + 1);
     }
 }

@@ -1,123 +1,257 @@
-//! `--merge --status --plot FILE.svg`: a picture of a run, drawn as plain SVG. Above, the
-//! share of the estimated work done against time, from the records' end times (a stall is
-//! a flat stretch); below, each machine's rate in estimated nodes a second, sorted, with
-//! its kind's median and half of it, flagged machines in red (a slow card stands out at a
-//! glance). Each series is a `<g>` whose `id` names it.
+//! `--merge --status --plot FILE.svg`: a picture of a run, drawn with plotters. Above, the
+//! share of the estimated work done against the hours since the first record (a stall is a
+//! flat stretch), and while shards are missing, its projection to the end at the recent
+//! rate (dashed) with the finish time it gives. Below, each counter's rate (a machine's
+//! CPU, a GPU card) against the median of its kind, slowest first, with the median and half
+//! of it: flagged counters and machines in red.
 
-use std::fmt::Write;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::ledger::{self, Ledger};
 use super::machines::Machines;
+use super::provenance::utc;
 use super::Located;
 
-const WIDTH: f64 = 960.0;
-const PANEL: f64 = 300.0;
-const MARGIN: f64 = 60.0;
+const WIDTH: u32 = 1000;
+const HEIGHT: u32 = 800;
+/// The share of the run's span over which the recent rate is taken for the projection.
+const RECENT: f64 = 0.25;
+/// The width of a character of the bars' names, in pixels, roughly.
+const LABEL_CHAR_PIXELS: usize = 7;
+/// Flagged bars named above them, at most, where the bars are too many to name each.
+const NAMED_FLAGGED: usize = 8;
+
+const DONE: RGBColor = RGBColor(31, 119, 180);
+const FLAGGED: RGBColor = RGBColor(214, 39, 40);
+const GUIDE: RGBColor = RGBColor(255, 127, 14);
 
 /// The picture of `records`, whose machines are `machines`, as an SVG document.
 pub fn svg(records: &[Located], machines: &Machines) -> Result<String, String> {
-    let ledger = Ledger::new(records)?;
-    // Work done over time: each shard's first record, by its end, weighed by its estimate.
-    let mut done: Vec<(SystemTime, f64)> = Vec::new();
-    let mut total = 0.0;
-    for input in ledger.inputs.values() {
-        for by_shard in input.cases.values() {
-            for first in by_shard.firsts() {
-                let Some(c) = ledger::case(first) else { continue };
-                let weight = c.shard_nodes.unwrap_or(1.0);
-                if let Some(t) = c.ended.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok()) {
-                    done.push((t, weight));
-                }
-            }
-            total += by_shard.firsts().filter_map(ledger::case).next().and_then(|c| c.case_nodes).unwrap_or(0.0);
-        }
-    }
-    done.sort_by_key(|d| d.0);
-    let sum: f64 = done.iter().map(|d| d.1).sum();
-    let total = if total >= sum && total > 0.0 { total } else { sum.max(1.0) };
+    let progress = Progress::of(records)?;
     let mut out = String::new();
-    let height = 2.0 * PANEL + 3.0 * MARGIN;
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="12">"#
-    );
-    out.push_str(r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let inner = WIDTH - 2.0 * MARGIN;
-    // Panel 1: share of the work done.
-    let (top1, bottom1) = (MARGIN, MARGIN + PANEL);
-    axes(&mut out, top1, bottom1, "share of the estimated work done", "time (hours from the first record)");
-    if let (Some(first), Some(last)) = (done.first(), done.last()) {
-        let span = last.0.duration_since(first.0).unwrap_or_default().as_secs_f64().max(1.0);
-        let mut acc = 0.0;
-        let mut points = String::new();
-        for (t, w) in &done {
-            acc += w;
-            let x = MARGIN + inner * t.duration_since(first.0).unwrap_or_default().as_secs_f64() / span;
-            let y = bottom1 - PANEL * acc / total;
-            let _ = write!(points, "{x:.1},{y:.1} ");
-        }
-        let _ = write!(
-            out,
-            r#"<g id="work-done"><polyline fill="none" stroke="steelblue" stroke-width="2" points="{}"/></g>"#,
-            points.trim_end()
-        );
-        let _ = write!(
-            out,
-            r#"<text x="{}" y="{}" text-anchor="end">{:.2} h, {:.1}% done</text>"#,
-            WIDTH - MARGIN,
-            top1 - 8.0,
-            span / 3600.0,
-            100.0 * acc / total
-        );
+    {
+        let root = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(drawing)?;
+        let (top, bottom) = root.split_vertically(HEIGHT * 9 / 20);
+        progress.draw(&top, machines.complete).map_err(drawing)?;
+        rates(&bottom, machines).map_err(drawing)?;
+        root.present().map_err(drawing)?;
     }
-    // Panel 2: each machine's rate, sorted.
-    let (top2, bottom2) = (2.0 * MARGIN + PANEL, 2.0 * MARGIN + 2.0 * PANEL);
-    axes(&mut out, top2, bottom2, "estimated nodes a second per machine", "machines, slowest first (red: flagged)");
-    let mut rated: Vec<(&str, f64, bool)> =
-        machines.machines.iter().filter_map(|m| Some((m.id.as_str(), m.rate?, !m.flags.is_empty()))).collect();
-    rated.sort_by(|a, b| a.1.total_cmp(&b.1));
-    let top_rate = rated.iter().map(|r| r.1).fold(0.0, f64::max).max(1e-9);
-    out.push_str(r#"<g id="machine-rates">"#);
-    let bar = inner / rated.len().max(1) as f64;
-    for (i, (id, rate, flagged)) in rated.iter().enumerate() {
-        let h = PANEL * rate / top_rate;
-        let fill = if *flagged { "crimson" } else { "steelblue" };
-        let _ = write!(
-            out,
-            r#"<rect x="{:.1}" y="{:.1}" width="{:.2}" height="{h:.1}" fill="{fill}"><title>{id}: {rate:.3e}</title></rect>"#,
-            MARGIN + bar * i as f64,
-            bottom2 - h,
-            (bar * 0.9).max(0.5)
-        );
-    }
-    out.push_str("</g>");
-    let rates: Vec<f64> = rated.iter().map(|r| r.1).collect();
-    if !rates.is_empty() {
-        let median = rates[rates.len() / 2];
-        for (id, value, dash) in [("median", median, ""), ("half-median", median / 2.0, r#" stroke-dasharray="6,4""#)] {
-            let y = bottom2 - PANEL * value / top_rate;
-            let _ = write!(
-                out,
-                r#"<g id="{id}"><line x1="{MARGIN}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="darkorange"{dash}/><text x="{}" y="{:.1}" text-anchor="end">{id} {value:.2e}</text></g>"#,
-                WIDTH - MARGIN,
-                WIDTH - MARGIN,
-                y - 4.0
-            );
-        }
-    }
-    out.push_str("</svg>\n");
     Ok(out)
 }
 
-/// A panel's axes between `top` and `bottom`, with its labels.
-fn axes(out: &mut String, top: f64, bottom: f64, y_label: &str, x_label: &str) {
-    let _ = write!(
-        out,
-        r#"<g id="axes"><line x1="{MARGIN}" y1="{top}" x2="{MARGIN}" y2="{bottom}" stroke="black"/><line x1="{MARGIN}" y1="{bottom}" x2="{}" y2="{bottom}" stroke="black"/><text x="{MARGIN}" y="{}">{y_label}</text><text x="{}" y="{}" text-anchor="middle">{x_label}</text></g>"#,
-        WIDTH - MARGIN,
-        top - 8.0,
-        WIDTH / 2.0,
-        bottom + 20.0
-    );
+fn drawing<E: std::fmt::Debug>(e: E) -> String {
+    format!("cannot draw the plot: {e:?}")
+}
+
+/// The work done over time: each shard's first record, by its end, weighed by its
+/// estimate, over the cases' estimated work, from the earliest start of a record.
+struct Progress {
+    first: Option<SystemTime>,
+    /// Hours from the first start, and the share done by then.
+    points: Vec<(f64, f64)>,
+}
+
+impl Progress {
+    fn of(records: &[Located]) -> Result<Progress, String> {
+        let ledger = Ledger::new(records)?;
+        let time = |t: &Option<String>| t.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok());
+        let (mut done, mut total, mut first) = (Vec::new(), 0.0, None::<SystemTime>);
+        for input in ledger.inputs.values() {
+            for by_shard in input.cases.values() {
+                for c in by_shard.firsts().filter_map(ledger::case) {
+                    if let Some(ended) = time(&c.ended) {
+                        let started = time(&c.started).unwrap_or(ended);
+                        first = Some(first.map_or(started, |f| f.min(started)));
+                        done.push((ended, c.shard_nodes.unwrap_or(1.0)));
+                    }
+                }
+                total += by_shard.firsts().filter_map(ledger::case).next().and_then(|c| c.case_nodes).unwrap_or(0.0);
+            }
+        }
+        done.sort_by_key(|d| d.0);
+        let sum: f64 = done.iter().map(|d| d.1).sum();
+        let total = if total >= sum && total > 0.0 { total } else { sum.max(1.0) };
+        let mut acc = 0.0;
+        let points = first
+            .iter()
+            .map(|_| (0.0, 0.0))
+            .chain(done.iter().map(|(t, w)| {
+                acc += w;
+                (hours(t.duration_since(first.unwrap_or(*t)).unwrap_or_default()), acc / total)
+            }))
+            .collect();
+        Ok(Progress { first, points })
+    }
+
+    /// Where the recent rate takes the work to its end: the hours from the first record,
+    /// where there has been progress over the last [`RECENT`] of the span.
+    fn finish(&self) -> Option<f64> {
+        let &(now, share) = self.points.last()?;
+        let since = now * (1.0 - RECENT);
+        let before = self.points.iter().rev().find(|p| p.0 <= since).map_or(0.0, |p| p.1);
+        let rate = (share - before) / (now - since);
+        (rate > 0.0 && now > 0.0).then(|| now + (1.0 - share) / rate)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+        complete: bool,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let (now, share) = self.points.last().copied().unwrap_or((0.0, 0.0));
+        let finish = if complete { None } else { self.finish() };
+        let when = |h: f64| self.first.map_or(String::new(), |f| utc(f + Duration::from_secs_f64(h * 3600.0)));
+        let note = match finish {
+            _ if complete => format!("complete at {} after {}", when(now), span_text(now)),
+            Some(end) => format!("{:.1}%; at the recent rate, all by {} (in {})", 100.0 * share, when(end), span_text(end - now)),
+            None => format!("{:.1}%, and no progress lately to project", 100.0 * share),
+        };
+        let end = finish.unwrap_or(now).max(now).max(1.0 / 3600.0) * 1.05;
+        let (unit, per_hour) = unit(end);
+        let mut chart = ChartBuilder::on(area)
+            .caption(format!("Work done: {note}"), ("sans-serif", 18))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..end * per_hour, 0.0..100.0)?;
+        chart
+            .configure_mesh()
+            .x_desc(format!("{unit} since the run's first start"))
+            .y_desc("share of the estimated work")
+            .y_label_formatter(&|y| format!("{y:.0}%"))
+            .x_label_formatter(&|x| format!("{x:.3}").trim_end_matches('0').trim_end_matches('.').to_string())
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let done: Vec<(f64, f64)> = self.points.iter().map(|&(t, s)| (t * per_hour, 100.0 * s)).collect();
+        let line = DONE.stroke_width(2);
+        chart.draw_series(LineSeries::new(done, line))?.label("done").legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], line));
+        if let Some(end) = finish {
+            let dashed = DashedLineSeries::new([(now * per_hour, 100.0 * share), (end * per_hour, 100.0)], 8, 5, line);
+            chart
+                .draw_series(dashed)?
+                .label("projected at the recent rate")
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], line));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.9))
+            .draw()?;
+        Ok(())
+    }
+}
+
+/// The unit a span of `hours` reads best in, and how many of it make an hour.
+fn unit(hours: f64) -> (&'static str, f64) {
+    match hours {
+        h if h >= 2.0 => ("hours", 1.0),
+        h if h * 60.0 >= 2.0 => ("minutes", 60.0),
+        _ => ("seconds", 3600.0),
+    }
+}
+
+/// `hours` in the unit it reads best in: "31.2 h", "12.5 min", "40 s".
+fn span_text(hours: f64) -> String {
+    match unit(hours) {
+        ("hours", _) => format!("{hours:.1} h"),
+        ("minutes", m) => format!("{:.1} min", hours * m),
+        (_, s) => format!("{:.0} s", hours * s),
+    }
+}
+
+/// The counters' rates against the median of their kind, slowest first.
+fn rates<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    machines: &Machines,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut bars: Vec<(String, f64, bool)> = machines
+        .machines
+        .iter()
+        .flat_map(|m| {
+            // A made-up id is long and says little: its first digits tell it apart.
+            let made_up = m.id.len() == 16 && m.id.chars().all(|c| c.is_ascii_hexdigit());
+            let id: String = m.id.chars().take(if made_up { 12 } else { 32 }).collect();
+            let machine = match m.hosts.iter().next() {
+                Some(host) if *host != m.id => format!("{id} ({host})"),
+                _ => id,
+            };
+            m.counters.iter().filter_map(move |c| {
+                let counter: String = c.id.chars().take(13).collect();
+                Some((format!("{machine} {counter}"), c.against_median?, m.flagged()))
+            })
+        })
+        .collect();
+    bars.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let top = bars.iter().map(|b| b.1 * 1.35).fold(2.0, f64::max);
+    let medians: Vec<String> = machines.kinds.iter().map(|(kind, k)| format!("{kind} {:.2e} nodes/s ({})", k.median, k.counters)).collect();
+    // Every bar is named under it where the names fit side by side; else only the flagged
+    // ones, above their bars.
+    let widest = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(0);
+    let named = bars.len() * (widest * LABEL_CHAR_PIXELS + 8) <= WIDTH as usize - 100;
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("Rates, slowest first; medians: {}", medians.join(", ")), ("sans-serif", 16))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0..bars.len().max(1) - 1).into_segmented(), 0.0..top)?;
+    let names: Vec<&str> = bars.iter().map(|b| b.0.as_str()).collect();
+    let label = |x: &SegmentValue<usize>| match x {
+        SegmentValue::CenterOf(i) if named => names.get(*i).map_or(String::new(), |n| n.to_string()),
+        _ => String::new(),
+    };
+    let x_desc = format!("{} counters: each machine's CPU and each GPU card", bars.len());
+    chart
+        .configure_mesh()
+        .y_desc("rate / median of its kind")
+        .y_label_formatter(&|y| format!("{y:.1}x"))
+        .light_line_style(WHITE.mix(0.0))
+        .disable_x_mesh()
+        .x_desc(x_desc)
+        .x_labels(if named { bars.len() + 1 } else { 1 })
+        .x_label_formatter(&label)
+        .draw()?;
+    for (flagged, color, text) in [(false, DONE, "counter"), (true, FLAGGED, "flagged: slow, or its machine disagrees or is silent")] {
+        let shown = bars.iter().enumerate().filter(|(_, b)| b.2 == flagged).map(|(i, b)| (i, b.1));
+        let margin = if named { 12 } else { u32::from(bars.len() < 300) };
+        let histogram = Histogram::vertical(&chart).style(color.filled()).margin(margin).data(shown);
+        chart.draw_series(histogram)?.label(text).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    if !named {
+        // Named above the bars, one under another, from their bar towards the middle.
+        let font = ("sans-serif", 13).into_font().color(&FLAGGED);
+        let flagged = bars.iter().enumerate().filter(|(_, b)| b.2).take(NAMED_FLAGGED);
+        chart.draw_series(flagged.enumerate().map(|(k, (i, b))| {
+            let (side, x) = if 2 * i < bars.len() { (HPos::Left, i) } else { (HPos::Right, i + 1) };
+            let y = top * (0.93 - 0.05 * k as f64);
+            Text::new(format!("{}: {:.2}x", b.0, b.1), (SegmentValue::Exact(x), y), font.clone().pos(Pos::new(side, VPos::Center)))
+        }))?;
+    }
+    let whole = (SegmentValue::Exact(0), SegmentValue::Exact(bars.len().max(1)));
+    let style = GUIDE.stroke_width(2);
+    let median = [(whole.0.clone(), 1.0), (whole.1.clone(), 1.0)];
+    chart
+        .draw_series(LineSeries::new(median, style))?
+        .label("median of its kind")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
+    let half = [(whole.0, 0.5), (whole.1, 0.5)];
+    chart
+        .draw_series(DashedLineSeries::new(half, 8, 5, style))?
+        .label("half the median: slower is flagged slow")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], style));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
+    Ok(())
+}
+
+fn hours(d: Duration) -> f64 {
+    d.as_secs_f64() / 3600.0
 }

@@ -8,10 +8,16 @@
 //! every machine it runs on. The machine id is a hash of the running kernel's boot id
 //! (`/proc/sys/kernel/random/boot_id`, the same for every process and container on one
 //! machine, and new at each boot) with `/etc/machine-id` where each exists: two machines
-//! never share it, though a machine that reboots gets a new one.
+//! never share it, though a machine that reboots gets a new one. Where the operator knows
+//! better (containers that share a kernel, clouds whose machines come and go), the
+//! environment variable [`MACHINE_VARIABLE`] names the machine instead.
 
 use std::hash::{BuildHasher, Hasher};
 use std::time::SystemTime;
+
+/// The environment variable that names the machine in part records, in place of the id
+/// made from the boot id and `/etc/machine-id`.
+pub const MACHINE_VARIABLE: &str = "NQUEEN_MACHINE";
 
 /// The source's commit as `build.rs` found it (with "-dirty" for uncommitted changes);
 /// empty where the source was not a git checkout.
@@ -23,8 +29,9 @@ pub struct Provenance {
     /// Unique to the process: 32 hex digits.
     pub run: String,
     pub host: String,
-    /// The machine (see the module doc): 16 hex digits, and what they were made from
-    /// ("boot-id+machine-id", "boot-id" or "machine-id"); none where neither file exists.
+    /// The machine (see the module doc): [`MACHINE_VARIABLE`]'s value, or 16 hex digits;
+    /// and where it came from ("NQUEEN_MACHINE", or what the digits were made of:
+    /// "boot-id+machine-id", "boot-id" or "machine-id"); none where nothing names it.
     pub machine: Option<(String, String)>,
     /// nqueen's version, then "+" and the commit where known.
     pub build: String,
@@ -35,7 +42,11 @@ impl Provenance {
     pub fn of_this_process() -> Provenance {
         let host = host_name();
         let read = |path: &str| std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        let machine = machine_id(read("/proc/sys/kernel/random/boot_id"), read("/etc/machine-id"));
+        let named = std::env::var(MACHINE_VARIABLE).ok().map(|name| name.trim().to_string()).filter(|name| !name.is_empty());
+        let machine = match named {
+            Some(name) => Some((name, MACHINE_VARIABLE.to_string())),
+            None => machine_id(read("/proc/sys/kernel/random/boot_id"), read("/etc/machine-id")),
+        };
         Provenance { run: run_id(&host), host, machine, build: build() }
     }
 }

@@ -8,9 +8,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::ledger::{self, listed, ByShard, Ledger};
+use super::ledger::{self, listed, listed_briefly, ByShard, Ledger};
 use super::merge::{clash, END};
 use super::Located;
+
+/// Ranges of missing shards a line lists, at most.
+const LISTED: usize = 12;
 
 /// What the status says: its lines, and whether every case can be answered.
 pub struct Status {
@@ -89,7 +92,7 @@ pub fn status(records: &[Located]) -> Status {
                 problems.push(format!(
                     "{file}: case {case}: {} of {shards} shards in, missing {}",
                     shards - missing.len(),
-                    listed(&missing)
+                    listed_briefly(&missing, LISTED)
                 ));
             }
         }
@@ -97,7 +100,7 @@ pub fn status(records: &[Located]) -> Status {
         let missing = input.ends.missing(shards);
         if !missing.is_empty() {
             let plural = if missing.len() == 1 { "" } else { "s" };
-            problems.push(format!("{}: not finished by shard{plural} {}", input.file, listed(&missing)));
+            problems.push(format!("{}: not finished by shard{plural} {}", input.file, listed_briefly(&missing, LISTED)));
         }
     }
     let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0).count();

@@ -98,10 +98,10 @@ impl GpuPlan {
         report.depth = roots.depth + self.deeper.extra;
         report.kernel_time = Some(t.kernel_time);
         report.cards = gpu
-            .uuids(t.devices)
+            .cards(t.devices)
             .into_iter()
             .zip(t.busy.iter().zip(&t.counted))
-            .map(|(uuid, (busy, &prefixes))| Card { uuid, seconds: busy.as_secs_f64(), prefixes })
+            .map(|((uuid, model), (busy, &prefixes))| Card { uuid, model: Some(model), seconds: busy.as_secs_f64(), prefixes })
             .collect();
         report.device_seconds += t.busy.iter().map(|b| b.as_secs_f64()).sum::<f64>();
         report.backend = format!("gpu({}; {})", gpu.describe(t.devices), t.entry_point.name()).into();

@@ -92,7 +92,8 @@ fn a_recount_by_another_run_or_backend_is_taken_once_and_reported() {
     let status = nqueen().args(["--merge", "--status"]).args(&parts).args([&again, &gpu]).output().unwrap();
     assert!(status.status.success());
     let text = String::from_utf8(status.stdout).unwrap();
-    let json: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let line = text.lines().find(|l| l.starts_with("{\"record\":\"status\"")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(line).unwrap();
     let case = &json["cases"][0];
     assert_eq!((case["done"].as_u64(), case["recounted"].as_u64(), case["disagree"].as_u64()), (Some(6), Some(3), Some(0)));
     assert_eq!(case["backends"]["gpu"]["records"].as_u64(), Some(1));
@@ -274,4 +275,70 @@ fn part_records_that_name_a_method_still_merge() {
     for parts in [run, joined.as_path()] {
         nqueen().arg("--merge").arg(parts).assert().success().stdout("Case 1: 39029188884\n");
     }
+}
+
+/// `line` with its device-seconds set to give `rate` estimated nodes a second, its start at
+/// 08:00 on 2026-11-20 and its end `ended`, sealed again.
+fn timed(line: &str, rate: f64, ended: &str) -> String {
+    let nodes = field(line, "shard_nodes").as_f64().unwrap();
+    resealed(line, |body| {
+        let seconds = format!("\"device_seconds\":{}", nodes / rate);
+        let at = body.find("\"device_seconds\":").unwrap();
+        let end = body[at..].find([',', '}']).map_or(body.len(), |e| at + e);
+        let body = format!("{}{seconds}{}", &body[..at], &body[end..]);
+        let set = |body: &str, name: &str, time: &str| {
+            let from = body.find(&format!("\"{name}\":\"")).unwrap() + name.len() + 4;
+            format!("{}{time}{}", &body[..from], &body[from + 20..])
+        };
+        set(&set(&body, "started", "2026-11-20T08:00:00Z"), "ended", ended)
+    })
+}
+
+#[test]
+fn machines_named_by_the_operator_are_rated_flagged_and_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |machine: &str, list: &str| {
+        let out = nqueen().env("NQUEEN_MACHINE", machine).args(["--shard", &format!("{list}/{M}"), INPUT]).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (alpha, beta) = (run("alpha", "0-2"), run("rack 7, node 3", "3-5"));
+    let first = alpha.lines().next().unwrap();
+    assert_eq!((field(first, "machine").as_str(), field(first, "machine_from").as_str()), (Some("alpha"), Some("NQUEEN_MACHINE")));
+    // alpha counts at a tenth of beta's rate, and stopped three hours before beta's last record.
+    let edit = |text: &str, rate: f64, ended: &str| -> String {
+        text.lines().map(|l| if l.contains("\"record\":\"case\"") { timed(l, rate, ended) } else { l.to_string() } + "\n").collect()
+    };
+    let alpha_file = dir.path().join("alpha.jsonl");
+    let beta_file = dir.path().join("beta.jsonl");
+    std::fs::write(&alpha_file, edit(&alpha, 1e5, "2026-11-20T09:00:00Z")).unwrap();
+    std::fs::write(&beta_file, edit(&beta, 1e6, "2026-11-20T12:00:00Z")).unwrap();
+    let status = |files: &[&Path], by: &str, plot: &Path| {
+        let out = nqueen().args(["--merge", "--status", "--by", by, "--plot"]).arg(plot).args(files).output().unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let picture = dir.path().join("run.svg");
+    let (code, text) = status(&[&alpha_file, &beta_file], "case", &picture);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("2 machines, 1 flagged; every shard is in, so none is silent"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("  alpha (") && l.contains("slow: 0.10x")), "{text}");
+    assert!(text.contains("  the other machine: cpu 10.00x to 10.00x of its median"), "{text}");
+    let svg = std::fs::read_to_string(&picture).unwrap();
+    assert!(svg.contains("Work done: complete at 2026-11-20T12:00:00Z"), "the picture's title");
+    // Two bars, each named under it: alpha's red, beta's not.
+    assert!(svg.contains(">\nalpha (vm) cpu\n<") && svg.contains(">\nrack 7, node 3 (vm) cpu\n<"), "{svg}");
+    let red = svg.split("<rect").skip(1).filter(|r| r.split('>').next().unwrap_or_default().contains("fill=\"#D62728\"")).count();
+    assert_eq!(red, 2, "a red bar and its legend's swatch");
+    // With beta's last shard missing, alpha is also silent; the full table lists every counter.
+    let partial = dir.path().join("beta-partial.jsonl");
+    let kept: String = beta.lines().filter(|l| !l.contains("\"shard\":5,")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&partial, edit(&kept, 1e6, "2026-11-20T12:00:00Z")).unwrap();
+    let (code, text) = status(&[&alpha_file, &partial], "host", &picture);
+    assert_eq!(code, Some(1));
+    let alpha_row = text.lines().find(|l| l.starts_with("alpha (")).unwrap();
+    assert!(alpha_row.trim_end().ends_with("silent"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("  cpu ") && l.trim_end().ends_with("slow")), "{text}");
+    let json: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!((json["machines"][0]["id"].as_str(), json["complete"].as_bool()), (Some("alpha"), Some(false)));
+    assert!(std::fs::read_to_string(&picture).unwrap().contains("Work done: "));
 }

@@ -2,9 +2,10 @@
 //! board as eight array tasks of two shards each, one of them killed mid-run and requeued
 //! by the cluster, the parts merged and checked against a direct run; then a second array
 //! over the shards `--merge --recheck` chooses, merged with the first into the same count,
-//! with the recounts reported. Needs root and Debian's slurmctld, slurmd, slurm-client and
-//! munge, which .ci/run installs; it leaves alone a machine whose Slurm is configured for
-//! another cluster.
+//! with the recounts reported; then the slow-machine drill: an array whose tasks run as two
+//! machines named by NQUEEN_MACHINE, one of them slowed, whose status flags the slow one
+//! alone. Needs root and Debian's slurmctld, slurmd, slurm-client and munge, which .ci/run
+//! installs; it leaves alone a machine whose Slurm is configured for another cluster.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -141,5 +142,50 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), direct);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("4 shards over 1 case were counted more than once (4 recounts), and every recount agrees"), "{said}");
+    slow_machine_drill(dir.path());
     let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("slurm test: {:.1} s\n", started.elapsed().as_secs_f64()));
+}
+
+/// Eight shards of empty 17 as six tasks, one at a time, on two machines of this node
+/// named by NQUEEN_MACHINE: even tasks as "node-a" on both cores, odd ones as "node-b" on
+/// one core, one thread and the scalar search. The merge's status flags node-b slow, and
+/// nothing else.
+fn slow_machine_drill(dir: &std::path::Path) {
+    let wrapper = dir.join("two-machines.sh");
+    let script = format!(
+        "#!/bin/sh\nif [ $((SLURM_ARRAY_TASK_ID % 2)) -eq 1 ]; then\n    export NQUEEN_MACHINE=node-b NQUEEN_CPU_SEARCH=scalar\n    exec taskset -c 0 {BIN} -j 1 \"$@\"\nfi\nexport NQUEEN_MACHINE=node-a\nexec {BIN} -j 2 \"$@\"\n"
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    let mut mode = std::fs::metadata(&wrapper).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&wrapper, mode).unwrap();
+    let parts = dir.join("drill");
+    let board = std::fs::canonicalize("fixtures/bench/empty_17.in").unwrap();
+    let job = output(
+        Command::new("sbatch")
+            .args(["--parsable", "--array=0-5%1", "--chdir"])
+            .arg(dir)
+            .arg(format!("--export=ALL,NQUEEN={},SHARDS_PER_TASK=2", wrapper.display()))
+            .arg(std::fs::canonicalize("deploy/slurm/nqueen-array.sbatch").unwrap())
+            .args(["12".as_ref(), board.as_os_str(), parts.as_os_str()])
+            .args(["--backend", "cpu"]),
+    );
+    let job = job.trim().to_string();
+    let left = || output(Command::new("squeue").args(["-h", "-j", &job])).trim().is_empty();
+    assert!(wait_for(Duration::from_secs(300), left), "the drill's array did not finish");
+    let files: Vec<_> = (0..6).map(|k| parts.join(format!("part-{k}.jsonl"))).collect();
+    let out = Command::new(BIN).args(["--merge", "--status", "--by", "host"]).args(&files).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let flags = |id: &str| {
+        let m = json["machines"].as_array().unwrap().iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no {id}: {text}"));
+        let counter: Vec<String> = m["counters"][0]["flags"].as_array().unwrap().iter().map(|f| f.to_string()).collect();
+        (m["flags"].as_array().unwrap().len(), counter, m["counters"][0]["against_median"].as_f64().unwrap())
+    };
+    let (a, b) = (flags("node-a"), flags("node-b"));
+    assert!(a.0 == 0 && a.1.is_empty() && b.0 == 0 && b.1 == ["\"slow\""], "node-a {a:?}, node-b {b:?}:\n{text}");
+    assert!(text.contains("2 machines, 1 flagged; every shard is in, so none is silent"), "{text}");
+    let said = format!("slurm drill: node-b at {:.2}x of node-a's rate, node-a at {:.2}x of node-b's\n", b.2, a.2);
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), said.as_bytes());
 }
