@@ -6,9 +6,9 @@ run of its own on one of HOSTS hosts (each with a machine id of its own), the ta
 one after another over --days, with their digests made again (see src/parts/digest.rs).
 The first --slow hosts take four times the device-seconds, and so count at a quarter of the
 others' rate, for `--status` to flag. With --cards MODEL each host counts on one GPU card of
-that model, as a GPU run's records say; with --done SHARE only the first SHARE of the tasks
-of the run's days have passed (a run still going: the shards that ended by then). The counts are the real shard's, so the total means
-nothing; the records are otherwise what a real run writes.
+that model, as a GPU run's records say; with --done SHARE only that share of the run's days
+has passed (a run still going: the shards that ended by then are in). The counts are the
+real shard's, so the total means nothing; the records are otherwise what a real run writes.
 
     nqueen --shard 0/262144 empty_20.in > one.jsonl
     scripts/synth_parts.py one.jsonl parts/ --per-task 64 --hosts 140
