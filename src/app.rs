@@ -6,6 +6,7 @@
 mod answer;
 mod count;
 mod dry_run;
+mod listing;
 mod merge;
 mod read_ahead;
 mod table;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 use crate::control::Control;
 use crate::solve::{Options, Solver};
 use crate::work::Shards;
+pub use listing::Listing;
 
 /// Exit status: every case answered.
 pub const EXIT_OK: i32 = 0;
@@ -72,6 +74,8 @@ pub struct Counting {
     pub unique: bool,
     /// Plan each case (or shard) and say what would be counted, instead of counting.
     pub dry_run: bool,
+    /// Solutions to list after each case's answer.
+    pub solutions: Option<Listing>,
 }
 
 /// What a merge of part files makes of them.
@@ -188,6 +192,12 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
     /// a long count or a wait for input.
     fn line(&mut self, line: &str) -> Result<(), Stop> {
         let written = self.out.write_all(line.as_bytes()).and_then(|_| self.out.write_all(b"\n"));
+        self.written(written)
+    }
+
+    /// Writes whole lines of output, newlines included.
+    fn bytes(&mut self, lines: &[u8]) -> Result<(), Stop> {
+        let written = self.out.write_all(lines);
         self.written(written)
     }
 

@@ -62,6 +62,7 @@ impl Board {
     }
 
     /// The board seen through `sym`: cell `sym(r, c)` of the result is cell (r, c) of `self`.
+    #[doc(hidden)]
     pub fn transformed(&self, sym: Sym) -> Board {
         let n = self.n;
         let mut rows = vec![0u32; n];

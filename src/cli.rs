@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
-use nqueen::app::{Config, Counting, Input, Merging, Mode};
+use nqueen::app::{Config, Counting, Input, Listing, Merging, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{BackendChoice, Options};
 use nqueen::work::Shards;
@@ -76,6 +76,18 @@ pub struct Cli {
     /// empty board, OEIS A002562): each line becomes "Case k: count (unique u)".
     #[arg(short, long)]
     unique: bool,
+
+    /// After each case's answer, up to K of its solutions (a number, or all), one a line:
+    /// the column of the queen in each row, from 1, space-separated, in lexicographic order
+    /// (the order a row-by-row, leftmost-first search finds them), the same whatever counts
+    /// the case
+    #[arg(long, value_name = "K", value_parser = listed, conflicts_with_all = ["shard", "merge", "dry_run", "table"])]
+    solutions: Option<u64>,
+
+    /// With --solutions: each solution as a line of columns, or drawn as its board (Q for a
+    /// queen, . and * as in the input), a blank line between
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = FormatArg::Lines, requires = "solutions")]
+    solutions_format: FormatArg,
 
     /// Print the table of the empty boards n = A..B instead of reading input: n, the
     /// count, the unique count and the seconds each took (1 <= A <= B <= 32).
@@ -165,6 +177,14 @@ fn share(text: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{text:?} is not a share from 0 to 1, e.g. 0.02"))
 }
 
+/// Parses how many solutions to list: a number, or "all" (as many as a count can be).
+fn listed(text: &str) -> Result<u64, String> {
+    match text.trim() {
+        "all" => Ok(u64::MAX),
+        k => k.parse().map_err(|_| format!("{text:?} is not a number of solutions or \"all\", e.g. 10")),
+    }
+}
+
 /// Parses "A..B": the board sizes A to B of the table.
 fn table(text: &str) -> Result<(usize, usize), String> {
     let (a, b) = text.split_once("..").ok_or("expected A..B, board sizes A to B, e.g. 4..16")?;
@@ -215,6 +235,12 @@ enum BackendArg {
     Gpu,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    Lines,
+    Board,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ScheduleArg {
     Static,
@@ -250,6 +276,9 @@ impl Cli {
                 checkpoint: self.checkpoint.clone(),
                 unique: self.unique,
                 dry_run: self.dry_run,
+                solutions: self
+                    .solutions
+                    .map(|k| Listing { most: (k < u64::MAX).then_some(k), drawn: self.solutions_format == FormatArg::Board }),
             })
         };
         Config {

@@ -42,7 +42,7 @@ pub const DYNAMIC_CHUNK: usize = 16;
 /// schedule says and feeds their prefixes to one search, so that the lanes of
 /// [`lanes`] never wait for a chunk's last prefix. `work` is each prefix's estimated work
 /// (empty: one each), by which heavy prefixes are made finer and the dynamic schedule's
-/// chunks cut (see [`pieces`]), and the progress bar advances.
+/// chunks cut (see `pieces`), and the progress bar advances.
 pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
     let threads = rayon::current_num_threads();
     let finer = pieces::finer(plan, prefixes, work, threads);

@@ -1,43 +1,105 @@
-//! nqueen: counts the ways to place n non-attacking queens on an n×n board with obstacles.
+//! nqueen counts the ways to place n non-attacking queens on an n×n board with obstacles
+//! (cells where no queen may stand, though attacks pass over them), on all CPU cores or a
+//! CUDA GPU, and lists them.
 //!
-//! Data flows one way: text is parsed into [`board::Board`]s ([`parse`]); each board gets
-//! a [`plan::Plan`] (orientation and symmetry, [`symmetry`] over [`square`], judged by
-//! [`estimate`]); the plan's first rows are expanded into [`prefix::Prefix`]es, which
-//! [`split`] and [`work`] divide into shards, blocks and units; a backend ([`cpu`] or [`gpu`]) counts them into a
-//! [`tally::Tally`]; and [`solve`] ties it together into one [`solve::Report`] per board.
-//! [`app`] runs the whole job, with [`parts`] (shards' records and their merge) and
-//! [`checkpoint`] (resuming after a kill); [`unique`] counts solutions up to symmetry.
+//! Count a board in three lines:
 //!
 //! ```
-//! use nqueen::board::Board;
-//! use nqueen::control::Control;
-//! use nqueen::parse::Parser;
-//! use nqueen::solve::{BackendChoice, Options, Solver};
-//!
-//! let input = "4\n.*..\n....\n....\n....\n0\n";
-//! let board: Board = Parser::new(input.as_bytes()).next().unwrap().unwrap();
-//! let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
-//! let report = solver.solve(&board, &Control::default()).unwrap();
-//! assert_eq!(report.count, 1);
+//! let board: nqueen::Board = "4\n.*..\n....\n....\n....\n".parse()?;
+//! assert_eq!(nqueen::count(&board), 1);
+//! assert_eq!(nqueen::solutions(&board).next(), Some(vec![2, 0, 3, 1]));
+//! # Ok::<(), nqueen::ParseError>(())
 //! ```
+//!
+//! - [`Board`]: a board, parsed from judge text (`"n\nrows..."`) by [`str::parse`], read
+//!   from any reader with [`boards`], or made with [`Board::empty`] and
+//!   [`Board::from_fn`].
+//! - [`count`] for the common case, [`Counter`] to choose the [`Backend`], the threads and
+//!   the use of symmetry.
+//! - [`solutions`]: every solution, in lexicographic order of the queens' columns.
+//!
+//! Reading judge input of any length, one board at a time:
+//!
+//! ```
+//! let input = "5\n.....\n.....\n.....\n.....\n.....\n4\n.*..\n....\n....\n....\n0\n";
+//! for board in nqueen::boards(input.as_bytes()) {
+//!     let board = board?;
+//!     println!("{}x{}: {}", board.n(), board.n(), nqueen::count(&board));
+//! }
+//! # Ok::<(), nqueen::ParseError>(())
+//! ```
+//!
+//! The `nqueen` command is built on the same crate: its modules, below the items above, are
+//! its insides and not a stable interface.
 
+#[doc(hidden)]
 pub mod app;
+#[doc(hidden)]
 pub mod board;
+#[doc(hidden)]
 pub mod checkpoint;
+#[doc(hidden)]
 pub mod control;
+mod counter;
+#[doc(hidden)]
 pub mod cpu;
+#[doc(hidden)]
 pub mod estimate;
+#[doc(hidden)]
 pub mod gpu;
+#[doc(hidden)]
 pub mod parse;
+#[doc(hidden)]
 pub mod parts;
+#[doc(hidden)]
 pub mod plan;
+#[doc(hidden)]
 pub mod prefix;
+#[doc(hidden)]
 pub mod progress;
+#[doc(hidden)]
 pub mod rng;
+mod solutions;
+#[doc(hidden)]
 pub mod solve;
+#[doc(hidden)]
 pub mod split;
+#[doc(hidden)]
 pub mod square;
+#[doc(hidden)]
 pub mod symmetry;
+#[doc(hidden)]
 pub mod tally;
+#[doc(hidden)]
 pub mod unique;
+#[doc(hidden)]
 pub mod work;
+
+pub use board::Board;
+pub use counter::{count, Backend, Counter, Error};
+pub use parse::{ParseError, Parser};
+pub use solutions::Solutions;
+
+/// The boards of judge input read from `src`, one at a time, up to the input's end, a `0`
+/// board size, or the first error (a [`ParseError`] naming the line and column).
+pub fn boards<R: std::io::Read>(src: R) -> Parser<R> {
+    Parser::new(src)
+}
+
+/// Every solution of `board` (see [`Solutions`]): each a `Vec` of the queens' columns, one
+/// per row, from 0, in lexicographic order.
+///
+/// ```
+/// let board = nqueen::Board::empty(8).unwrap();
+/// let first = nqueen::solutions(&board).next();
+/// assert_eq!(first, Some(vec![0, 4, 7, 5, 2, 6, 1, 3]));
+/// assert_eq!(nqueen::solutions(&board).count(), 92);
+/// ```
+pub fn solutions(board: &Board) -> Solutions {
+    Solutions::new(board)
+}
+
+/// The README's Rust example, run as a test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

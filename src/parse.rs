@@ -151,6 +151,29 @@ impl<R: Read> Iterator for Parser<R> {
     }
 }
 
+impl std::str::FromStr for Board {
+    type Err = ParseError;
+
+    /// One board in judge format: `n`, then its `n` rows, in any whitespace; a `0` may end
+    /// it, as it ends an input, and nothing else may follow.
+    ///
+    /// ```
+    /// let board: nqueen::Board = "4\n.*..\n....\n....\n....\n".parse()?;
+    /// assert_eq!((board.n(), board.obstacles()), (4, 1));
+    /// assert!("4\n.*..\n".parse::<nqueen::Board>().unwrap_err().to_string().contains("expected row 2 of 4"));
+    /// # Ok::<(), nqueen::ParseError>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Board, ParseError> {
+        let mut parser = Parser::new(text.as_bytes());
+        let board =
+            parser.next_board()?.ok_or_else(|| syntax(parser.last_line, None, "expected a board: its size n, then n rows".into()))?;
+        match parser.next_board()? {
+            None => Ok(board),
+            Some(_) => Err(syntax(parser.last_line, None, "expected one board, found another after it".into())),
+        }
+    }
+}
+
 fn syntax(line: usize, column: Option<usize>, message: String) -> ParseError {
     ParseError::Syntax { line, column, message }
 }

@@ -9,7 +9,7 @@
 //! case's start), feeding it the count's progress from the [`Control`], and the time left
 //! (`{left}`): indicatif's own estimate takes the work done before the bar appears (or
 //! before a checkpointed run resumed) as done in an instant, and shows no time left. The
-//! terminal is one of ours ([`Stderr`]): it tells indicatif one column less than the
+//! terminal is one of ours (`Stderr`): it tells indicatif one column less than the
 //! terminal has, and at most 80, so that `{wide_bar}` never makes a line that wraps; and it
 //! draws on any terminal, where indicatif's own would hide the bar when `TERM` is unset.
 //! Which words fit is chosen again whenever the terminal's width changes.

@@ -27,7 +27,8 @@ pub use case::{Case, Part, RecordUnit};
 use opener::Opener;
 pub use report::Report;
 
-/// Which counter to use.
+/// Which counter to use: the GPU when one is usable and the board is big enough to gain
+/// from it (`Auto`, the default), always the CPU, or always the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BackendChoice {
     /// The GPU when one is usable and the board is big enough to gain from it.

@@ -265,7 +265,7 @@ fn top(b: u32) -> Node {
 }
 
 /// `roots` brought to one depth, their deepest, then further while they make fewer than
-/// `least` prefixes (never within [`ROWS_LEFT`] rows of the end); with each prefix's share
+/// `least` prefixes (never within `ROWS_LEFT` rows of the end); with each prefix's share
 /// of its root's estimate. A root with nothing below it at that depth makes no prefix.
 pub fn prefixes(plan: &Plan, roots: &[Root], least: usize) -> (Prefixes, Vec<f64>) {
     let deepest = plan.n.saturating_sub(ROWS_LEFT);

@@ -13,7 +13,7 @@ use serde::de::IgnoredAny;
 use super::answer::answer_line;
 use super::dry_run;
 use super::read_ahead::ReadAhead;
-use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
+use super::{Config, Counting, Failure, Input, Listing, Outcome, Sink, Stop};
 use crate::board::Board;
 use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
@@ -51,7 +51,8 @@ pub(super) fn run<O: Write, E: Write>(
     };
     let (shards, unique, dry_run) = (counting.shards.as_ref(), counting.unique, counting.dry_run);
     let provenance = Provenance::of_this_process();
-    let mut counter = Counter { config, shards, unique, checkpoint, dry_run, solver, ctl, provenance };
+    let listing = counting.solutions;
+    let mut counter = Counter { config, shards, unique, checkpoint, dry_run, listing, solver, ctl, provenance };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
@@ -92,6 +93,8 @@ struct Counter<'a> {
     checkpoint: Option<Checkpoint>,
     /// Plan each case's shards and print them instead of counting.
     dry_run: bool,
+    /// Solutions to list after each answer.
+    listing: Option<Listing>,
     solver: &'a mut Solver,
     ctl: &'a Arc<Control>,
     /// What every part record says of this run.
@@ -238,6 +241,9 @@ impl Counter<'_> {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
+        }
+        if let (Some(listing), None) = (self.listing, shard) {
+            listing.list(board, counted.tally.solutions, (name, case), (self.ctl, self.config.progress), sink)?;
         }
         let which = shard.map_or(String::new(), |s| format!(" shard {}/{}:", s.index, s.count));
         match &counted.report {

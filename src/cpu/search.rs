@@ -33,8 +33,8 @@ const DESCEND_COST: f64 = 1.22;
 /// 0.3 to 900 nodes a partial board (one thread, AVX-512 and AVX2 alike).
 const LANE_START: f64 = 1.8;
 
-/// How many times faster than [`count_prefix`] the search that [`count`] runs on prefixes
-/// at row `depth` of `plan` gets through nodes, on one thread (see [`Search::new`]).
+/// How many times faster than [`count_prefix`] the search that [`super::count`] runs on prefixes
+/// at row `depth` of `plan` gets through nodes, on one thread (see `Search::new`).
 pub fn speedup_over_scalar(plan: &Plan, depth: usize) -> f64 {
     Search::new(plan, depth).profile().1
 }
@@ -45,7 +45,7 @@ pub fn nodes_per_second(plan: &Plan, depth: usize, threads: usize) -> f64 {
     SCALAR_NODES_PER_THREAD_SECOND * speedup_over_scalar(plan, depth) * threads as f64
 }
 
-/// The search [`count`] runs on prefixes at row `depth` of `plan` on this CPU, for
+/// The search [`super::count`] runs on prefixes at row `depth` of `plan` on this CPU, for
 /// `--stats`: "avx512" or "avx2" lanes (with the row they start at where it is deeper
 /// than `depth`), or "scalar".
 pub fn search_name(plan: &Plan, depth: usize) -> String {

@@ -73,7 +73,7 @@ fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Opt
     })
 }
 
-/// What [`refusal`] calls an input's end records.
+/// What `refusal` calls an input's end records.
 pub const END: &str = "the end of the input";
 
 /// The first shard of a case, or of one input's ends (`what` is [`END`]), that one run

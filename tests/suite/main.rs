@@ -13,5 +13,6 @@ mod recounts;
 mod robust;
 mod shards;
 mod slurm;
+mod solutions;
 mod symmetry;
 mod unique;

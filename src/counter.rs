@@ -1,0 +1,125 @@
+//! The counter as a library: [`count`] for the common case, and [`Counter`] for the options
+//! people set (which counter, how many threads, whether to use the board's symmetry).
+
+use std::fmt;
+
+use crate::board::Board;
+use crate::control::Control;
+use crate::solve::{Options, Solver};
+
+pub use crate::solve::BackendChoice as Backend;
+
+/// Counts the solutions of `board`, as the `nqueen` command does by default: on all CPU
+/// cores, or on a GPU where one is usable and the board is big enough to gain from it.
+///
+/// ```
+/// let board: nqueen::Board = "8\n........\n........\n........\n........\n........\n........\n........\n........\n".parse()?;
+/// assert_eq!(nqueen::count(&board), 92);
+/// # Ok::<(), nqueen::ParseError>(())
+/// ```
+pub fn count(board: &Board) -> u128 {
+    // With the default backend a GPU that fails leaves the board to the CPU, and nothing
+    // cancels the count: it always ends with the count.
+    Counter::new().count(board).unwrap_or_else(|e| unreachable!("the default counter cannot fail: {e}"))
+}
+
+/// A counter with the options people set, kept from one board to the next (a GPU is
+/// opened once, a thread pool started once).
+///
+/// ```
+/// use nqueen::{Backend, Counter};
+///
+/// let mut counter = Counter::new().backend(Backend::Cpu).threads(2).symmetry(false);
+/// let board: nqueen::Board = "6\n......\n......\n......\n......\n......\n......\n".parse()?;
+/// assert_eq!(counter.count(&board)?, 4);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Counter {
+    options: Options,
+    threads: Option<usize>,
+    /// Made at the first count, with the options as they are then.
+    solver: Option<Solver>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// Why a count failed: `Backend::Gpu` and no usable GPU, or the GPU failed; or the threads
+/// asked for could not start.
+#[derive(Debug)]
+pub struct Error(String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Default for Counter {
+    fn default() -> Counter {
+        Counter::new()
+    }
+}
+
+impl Counter {
+    /// The default counter: `Backend::Auto`, every core, the board's symmetry used.
+    pub fn new() -> Counter {
+        Counter { options: Options::default(), threads: None, solver: None, pool: None }
+    }
+
+    /// Counts on `backend`.
+    pub fn backend(mut self, backend: Backend) -> Counter {
+        self.options.backend = backend;
+        self.solver = None;
+        self
+    }
+
+    /// Counts on `threads` CPU threads (at least one) instead of one a core.
+    pub fn threads(mut self, threads: usize) -> Counter {
+        self.threads = Some(threads.max(1));
+        self.pool = None;
+        self
+    }
+
+    /// Whether to cut the search by the board's symmetries and orientation (on by default;
+    /// off searches every board as it is, for testing and timing).
+    pub fn symmetry(mut self, on: bool) -> Counter {
+        self.options.no_symmetry = !on;
+        self.solver = None;
+        self
+    }
+
+    /// Counts the solutions of `board`.
+    pub fn count(&mut self, board: &Board) -> Result<u128, Error> {
+        if let (Some(threads), None) = (self.threads, &self.pool) {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            self.pool = Some(pool.map_err(|e| Error(format!("cannot start {threads} threads: {e}")))?);
+        }
+        let options = &self.options;
+        let solver = self.solver.get_or_insert_with(|| Solver::new(options.clone()));
+        let ctl = Control::default();
+        let solved = match &self.pool {
+            Some(pool) => pool.install(|| solver.solve(board, &ctl)),
+            None => solver.solve(board, &ctl),
+        };
+        solved.map(|report| report.count).map_err(|e| Error(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_counts_alike() {
+        let board = Board::from_fn(9, |r, c| (r * 3 + c * 5) % 7 != 0).unwrap();
+        let want = count(&board);
+        for symmetry in [true, false] {
+            for threads in [1, 3] {
+                let mut counter = Counter::new().backend(Backend::Cpu).threads(threads).symmetry(symmetry);
+                assert_eq!(counter.count(&board).unwrap(), want);
+                assert_eq!(counter.count(&Board::empty(8).unwrap()).unwrap(), 92);
+            }
+        }
+    }
+}
