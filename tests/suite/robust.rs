@@ -56,6 +56,11 @@ fn the_progress_bar_is_drawn_on_a_terminal() {
     }
     let quiet = Command::new("script").args(["-qec", &format!("{cmd} --quiet"), "/dev/null"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains("case 1 "), "--quiet still drew a bar");
+    // A listing of solutions draws its own, the lines going elsewhere.
+    let listing = format!("stty cols 60; NQUEEN_PROGRESS_AFTER_MS=0 {BIN} --solutions all fixtures/bench/empty_15.in > /dev/null");
+    let out = Command::new("script").args(["-qec", &listing, "/dev/null"]).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.split('\r').any(|f| f.starts_with("case 1, solutions ") && f.contains("% listing")), "{screen:?}");
 }
 
 /// Starts a run whose first two cases are quick and whose third is long, waits for the
