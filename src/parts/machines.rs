@@ -16,6 +16,8 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
+mod view;
+
 use super::ledger::{self, Ledger};
 use super::{CaseRecord, Located};
 
@@ -59,18 +61,23 @@ pub struct Counter {
     pub kind: String,
     pub records: usize,
     pub device_hours: f64,
-    /// Estimated search nodes a second over its timed records, the median of the same over
-    /// the other counters of its kind (itself, where it is the only one), and the one over
-    /// the other.
-    pub rate: Option<f64>,
-    pub median: Option<f64>,
-    pub against_median: Option<f64>,
+    #[serde(flatten)]
+    pub pace: Pace,
     /// "slow".
     pub flags: Vec<&'static str>,
+    /// The estimated nodes and the device-seconds of its timed records.
     #[serde(skip)]
-    nodes: f64,
-    #[serde(skip)]
-    timed: f64,
+    timed: (f64, f64),
+}
+
+/// A counter's pace: estimated search nodes a second over its timed records, the median of
+/// the same over the other counters of its kind (itself, where it is the only one), and
+/// the one over the other.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Pace {
+    pub nodes_per_second: Option<f64>,
+    pub median: Option<f64>,
+    pub against_median: Option<f64>,
 }
 
 /// Every machine's part, with the run's newest record.
@@ -85,8 +92,6 @@ pub struct Machines {
     pub kinds: BTreeMap<String, Kind>,
     pub newest: Option<String>,
     pub silent_after_hours: f64,
-    #[serde(skip)]
-    newest_time: Option<SystemTime>,
 }
 
 /// The counters of one kind.
@@ -121,8 +126,7 @@ impl Counter {
         self.records += 1;
         self.device_hours += seconds / 3600.0;
         if let (Some(nodes), true) = (nodes, seconds > 0.0) {
-            self.nodes += nodes;
-            self.timed += seconds;
+            self.timed = (self.timed.0 + nodes, self.timed.1 + seconds);
         }
     }
 }
@@ -157,8 +161,8 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
     let mut machines: Vec<Machine> = by.into_values().collect();
     let mut rates: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for c in machines.iter_mut().flat_map(|m| &mut m.counters) {
-        c.rate = (c.timed > 0.0).then(|| c.nodes / c.timed);
-        rates.entry(c.kind.clone()).or_default().extend(c.rate);
+        c.pace.nodes_per_second = (c.timed.1 > 0.0).then(|| c.timed.0 / c.timed.1);
+        rates.entry(c.kind.clone()).or_default().extend(c.pace.nodes_per_second);
     }
     rates.values_mut().for_each(|r| r.sort_by(f64::total_cmp));
     let kinds: BTreeMap<String, Kind> =
@@ -167,12 +171,13 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
         for c in &mut m.counters {
             // Against the others of its kind: with few counters, its own rate would pull
             // the median towards it.
-            c.median = c.rate.zip(rates.get(&c.kind)).and_then(|(r, all)| {
+            let pace = &mut c.pace;
+            pace.median = pace.nodes_per_second.zip(rates.get(&c.kind)).and_then(|(r, all)| {
                 let at = all.partition_point(|&x| x < r);
                 median_without(all, (all.len() > 1).then_some(at))
             });
-            c.against_median = c.rate.zip(c.median).filter(|(_, m)| *m > 0.0).map(|(r, m)| r / m);
-            if c.against_median.is_some_and(|r| r < SLOW) {
+            pace.against_median = pace.nodes_per_second.zip(pace.median).filter(|(_, m)| *m > 0.0).map(|(r, m)| r / m);
+            if pace.against_median.is_some_and(|r| r < SLOW) {
                 c.flags.push("slow");
             }
         }
@@ -192,7 +197,6 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
         kinds,
         newest: newest.map(super::provenance::utc),
         silent_after_hours: silent_after.as_secs_f64() / 3600.0,
-        newest_time: newest,
     })
 }
 
@@ -222,134 +226,6 @@ fn median_without(sorted: &[f64], left_out: Option<usize>) -> Option<f64> {
         _ => sorted[k],
     };
     (n > 0).then(|| if n % 2 == 1 { nth(n / 2) } else { (nth(n / 2 - 1) + nth(n / 2)) / 2.0 })
-}
-
-impl Machines {
-    /// When the run's newest record ended.
-    pub fn newest_time(&self) -> Option<SystemTime> {
-        self.newest_time
-    }
-
-    /// For hundreds of machines: each flagged machine and counter with why, then one line
-    /// for the rest.
-    pub fn summary(&self) -> Vec<String> {
-        let flagged: Vec<&Machine> = self.machines.iter().filter(|m| m.flagged()).collect();
-        let mut lines = vec![self.count_line(flagged.len())];
-        for m in &flagged {
-            lines.extend(self.why(m));
-        }
-        let rest: Vec<&Machine> = self.machines.iter().filter(|m| !m.flagged()).collect();
-        if !rest.is_empty() {
-            let mut spread: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
-            for r in rest.iter().flat_map(|m| &m.counters).filter_map(|c| Some((c.kind.as_str(), c.against_median?))) {
-                let s = spread.entry(r.0).or_insert((r.1, r.1));
-                *s = (s.0.min(r.1), s.1.max(r.1));
-            }
-            let kinds: Vec<String> = spread
-                .iter()
-                .map(|(kind, (lo, hi))| format!("{kind} {lo:.2}x to {hi:.2}x of its median ({:.2e} nodes/s)", self.kinds[*kind].median))
-                .collect();
-            let others = match (flagged.is_empty(), rest.len()) {
-                (true, 1) => "the one machine".to_string(),
-                (true, n) => format!("all {n} machines"),
-                (false, 1) => "the other machine".to_string(),
-                (false, n) => format!("the other {n} machines"),
-            };
-            lines.push(format!("  {others}: {}", if kinds.is_empty() { "not timed".into() } else { kinds.join("; ") }));
-        }
-        lines
-    }
-
-    /// Why `m` is flagged: a line for the machine, and one for each flagged counter.
-    fn why(&self, m: &Machine) -> Vec<String> {
-        let name = machine_name(m);
-        let mut lines = Vec::new();
-        for flag in &m.flags {
-            lines.push(match *flag {
-                "silent" => format!("  {name}: silent: no record for {:.2} h before the newest", m.silent_hours.unwrap_or_default()),
-                _ => format!("  {name}: disagrees: {} of its records are in shards whose counts disagree", m.disagreements),
-            });
-        }
-        for c in m.counters.iter().filter(|c| !c.flags.is_empty()) {
-            let others = self.kinds.get(&c.kind).map_or(0, |k| k.counters - 1);
-            let of = format!(" of the other {others} {} counters ({:.2e} nodes/s)", c.kind, c.median.unwrap_or_default());
-            let card = if c.id == c.kind { String::new() } else { format!(" {}", c.id) };
-            lines.push(format!("  {name}{card}: slow: {:.2}x the median{of}", c.against_median.unwrap_or_default()));
-        }
-        lines
-    }
-
-    /// Every machine as a table, a row per machine and one per counter under it, flagged
-    /// machines first.
-    pub fn lines(&self) -> Vec<String> {
-        let mut lines = vec![format!(
-            "{:<44} {:<24} {:>7} {:>9} {:>8} {:>12} {:>9} {:>9} {:<20} {}",
-            "machine (host) / counter",
-            "kind",
-            "records",
-            "recounts",
-            "disagree",
-            "device-hours",
-            "nodes/s",
-            "x median",
-            "last record",
-            "flags"
-        )];
-        let mut order: Vec<&Machine> = self.machines.iter().collect();
-        order.sort_by_key(|m| (!m.flagged(), m.id.clone()));
-        for m in order {
-            lines.push(format!(
-                "{:<44} {:<24} {:>7} {:>9} {:>8} {:>12.4} {:>9} {:>9} {:<20} {}",
-                machine_name(m),
-                "",
-                m.records,
-                m.recounts,
-                m.disagreements,
-                m.device_hours,
-                "",
-                "",
-                m.last.as_deref().unwrap_or("-"),
-                m.flags.join(",")
-            ));
-            for c in &m.counters {
-                let rate = c.rate.map_or("-".into(), |r| format!("{r:.2e}"));
-                let against = c.against_median.map_or("-".into(), |r| format!("{r:.2}"));
-                lines.push(format!(
-                    "  {:<42} {:<24} {:>7} {:>9} {:>8} {:>12.4} {rate:>9} {against:>9} {:<20} {}",
-                    c.id,
-                    c.kind,
-                    c.records,
-                    "",
-                    "",
-                    c.device_hours,
-                    "",
-                    c.flags.join(",")
-                ));
-            }
-        }
-        lines.push(self.count_line(self.machines.iter().filter(|m| m.flagged()).count()));
-        lines
-    }
-
-    /// "N machines, F flagged", and what `silent` means in this run.
-    fn count_line(&self, flagged: usize) -> String {
-        let plural = if self.machines.len() == 1 { "" } else { "s" };
-        format!("{} machine{plural}, {flagged} flagged{}", self.machines.len(), self.silent_note())
-    }
-
-    /// What `silent` means in this run.
-    fn silent_note(&self) -> String {
-        match (self.complete, self.newest.as_deref()) {
-            (true, _) => "; every shard is in, so none is silent".into(),
-            (false, Some(newest)) => format!("; silent means no record for {:.2} h before the newest ({newest})", self.silent_after_hours),
-            (false, None) => String::new(),
-        }
-    }
-}
-
-/// A machine as the tables name it: its id and host names.
-pub fn machine_name(m: &Machine) -> String {
-    format!("{} ({})", m.id, m.hosts.iter().cloned().collect::<Vec<_>>().join(","))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -128,21 +129,12 @@ impl Progress {
             .draw()?;
         let done: Vec<(f64, f64)> = self.points.iter().map(|&(t, s)| (t * per_hour, 100.0 * s)).collect();
         let line = DONE.stroke_width(2);
-        chart.draw_series(LineSeries::new(done, line))?.label("done").legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], line));
+        chart.draw_series(LineSeries::new(done, line))?.label("done").legend(swatch(line, false));
         if let Some(end) = finish {
             let dashed = DashedLineSeries::new([(now * per_hour, 100.0 * share), (end * per_hour, 100.0)], 8, 5, line);
-            chart
-                .draw_series(dashed)?
-                .label("projected at the recent rate")
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], line));
+            chart.draw_series(dashed)?.label("projected at the recent rate").legend(swatch(line, true));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.9))
-            .draw()?;
-        Ok(())
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
     }
 }
 
@@ -182,7 +174,7 @@ fn rates<DB: DrawingBackend>(
             };
             m.counters.iter().filter_map(move |c| {
                 let counter: String = c.id.chars().take(13).collect();
-                Some((format!("{machine} {counter}"), c.against_median?, m.flagged()))
+                Some((format!("{machine} {counter}"), c.pace.against_median?, m.flagged()))
             })
         })
         .collect();
@@ -234,22 +226,25 @@ fn rates<DB: DrawingBackend>(
     let whole = (SegmentValue::Exact(0), SegmentValue::Exact(bars.len().max(1)));
     let style = GUIDE.stroke_width(2);
     let median = [(whole.0.clone(), 1.0), (whole.1.clone(), 1.0)];
-    chart
-        .draw_series(LineSeries::new(median, style))?
-        .label("median of its kind")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style));
-    let half = [(whole.0, 0.5), (whole.1, 0.5)];
-    chart
-        .draw_series(DashedLineSeries::new(half, 8, 5, style))?
-        .label("half the median: slower is flagged slow")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 8, y)], style));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.9))
-        .draw()?;
-    Ok(())
+    chart.draw_series(LineSeries::new(median, style))?.label("median of its kind").legend(swatch(style, false));
+    let half = DashedLineSeries::new([(whole.0, 0.5), (whole.1, 0.5)], 8, 5, style);
+    chart.draw_series(half)?.label("half the median: slower is flagged slow").legend(swatch(style, true));
+    legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+/// A legend's mark for a line drawn in `style`: a long stroke, or a short one for a dashed
+/// line.
+fn swatch(style: ShapeStyle, dashed: bool) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    let length = if dashed { 8 } else { 20 };
+    move |(x, y)| PathElement::new([(x, y), (x + length, y)], style)
+}
+
+/// Draws the legend of `chart`'s series at `at`.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    at: SeriesLabelPosition,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart.configure_series_labels().position(at).border_style(BLACK).background_style(WHITE.mix(0.9)).draw()
 }
 
 fn hours(d: Duration) -> f64 {
