@@ -13,7 +13,7 @@ use serde::de::IgnoredAny;
 use super::answer::answer_line;
 use super::dry_run;
 use super::read_ahead::ReadAhead;
-use super::{Config, Counting, Failure, Input, Listing, Outcome, Sink, Stop};
+use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
 use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
 use crate::control::Control;
@@ -24,7 +24,7 @@ use crate::solve::{self, BackendChoice, Part, Report, SolveError, Solver};
 use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
-use crate::work::{self, Shard, Shards, Unit};
+use crate::work::{self, Shard, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
 /// what fails in `outcome`.
@@ -49,10 +49,8 @@ pub(super) fn run<O: Write, E: Write>(
             return;
         }
     };
-    let (shards, unique, dry_run) = (counting.shards.as_ref(), counting.unique, counting.dry_run);
     let provenance = Provenance::of_this_process();
-    let listing = counting.solutions;
-    let mut counter = Counter { config, shards, unique, checkpoint, dry_run, listing, solver, ctl, provenance };
+    let mut counter = Counter { config, counting, checkpoint, solver, ctl, provenance };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
@@ -75,7 +73,7 @@ pub(super) fn run<O: Write, E: Write>(
         }
     }
     // Asked for the GPU and never needed it (no boards): still say when there is none.
-    if config.solve.backend == BackendChoice::Gpu && !dry_run {
+    if config.solve.backend == BackendChoice::Gpu && !counting.dry_run {
         if let Err(e) = counter.solver.gpu() {
             sink.say(format_args!("--backend gpu: {e}"));
             outcome.note(Failure::Gpu);
@@ -86,15 +84,9 @@ pub(super) fn run<O: Write, E: Write>(
 /// What counting a case needs besides the case.
 struct Counter<'a> {
     config: &'a Config,
-    /// The shards to count of each case; all of it when `None`.
-    shards: Option<&'a Shards>,
-    /// Whether to count unique solutions too.
-    unique: bool,
+    /// What the run asks for besides the count: shards, unique counts, a dry run, solutions.
+    counting: &'a Counting,
     checkpoint: Option<Checkpoint>,
-    /// Plan each case's shards and print them instead of counting.
-    dry_run: bool,
-    /// Solutions to list after each answer.
-    listing: Option<Listing>,
     solver: &'a mut Solver,
     ctl: &'a Arc<Control>,
     /// What every part record says of this run.
@@ -179,8 +171,8 @@ impl Counter<'_> {
                 }
             };
             cases += 1;
-            if self.dry_run {
-                for shard in self.shards.map_or(vec![Shard::WHOLE], |s| s.iter().collect()) {
+            if self.counting.dry_run {
+                for shard in self.counting.shards.as_ref().map_or(vec![Shard::WHOLE], |s| s.iter().collect()) {
                     let case = self.solver.prepare(&board, shard);
                     sink.line(&dry_run::line(index, &name, cases, &board, &case))?;
                 }
@@ -188,7 +180,7 @@ impl Counter<'_> {
             }
             // Nothing after the last board of the last input: auto need not race its opening GPU.
             let last = index + 1 == self.config.inputs.len() && boards.at_end();
-            let shards: Vec<Option<Shard>> = self.shards.map_or(vec![None], |s| s.iter().map(Some).collect());
+            let shards: Vec<Option<Shard>> = self.counting.shards.as_ref().map_or(vec![None], |s| s.iter().map(Some).collect());
             for (i, &shard) in shards.iter().enumerate() {
                 self.solver.expect_end(last && i + 1 == shards.len());
                 self.answer_case(index, &name, cases, &board, shard, sink)?;
@@ -242,7 +234,7 @@ impl Counter<'_> {
                 return Err(Stop::Failed(Failure::Output));
             }
         }
-        if let (Some(listing), None) = (self.listing, shard) {
+        if let (Some(listing), None) = (self.counting.solutions, shard) {
             listing.list(board, counted.tally.solutions, (name, case), (self.ctl, self.config.progress), sink)?;
         }
         let which = shard.map_or(String::new(), |s| format!(" shard {}/{}:", s.index, s.count));
@@ -267,7 +259,7 @@ impl Counter<'_> {
         counted: &Counted,
     ) -> Result<String, String> {
         // Counted by shard 0 alone, so that a merge adds them once.
-        let fixed = (self.unique && shard.is_none_or(|s| s.index == 0)).then(|| unique::fixed(board));
+        let fixed = (self.counting.unique && shard.is_none_or(|s| s.index == 0)).then(|| unique::fixed(board));
         let Some(shard) = shard else {
             let total = counted.tally.solutions;
             return match fixed {
@@ -296,7 +288,7 @@ impl Counter<'_> {
             backend,
             seconds,
             method: IgnoredAny,
-            unique: self.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
+            unique: self.counting.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),
             build: Some(self.provenance.build.clone()),
@@ -398,7 +390,7 @@ impl Counter<'_> {
         error: Option<String>,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
-        let Some(shards) = self.shards.filter(|_| !self.dry_run) else { return Ok(()) };
+        let Some(shards) = self.counting.shards.as_ref().filter(|_| !self.counting.dry_run) else { return Ok(()) };
         for shard in shards.iter() {
             let record = EndRecord {
                 record: Kind::End,
