@@ -248,13 +248,7 @@ impl Solver {
             BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, &job, self.ends, ctl, &mut report)?,
             BackendChoice::Cpu | BackendChoice::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
-        if report.kernel_time.is_some() {
-            report.gpu_open = self.gpu.timing().map(|(began, took)| {
-                let after =
-                    began.checked_duration_since(case.started).map_or_else(|| -(case.started - began).as_secs_f64(), |d| d.as_secs_f64());
-                (after, took.as_secs_f64())
-            });
-        }
+        report.gpu_open = report.kernel_time.and(self.gpu.timing(case.started));
         report.count += part.counted_before.solutions;
         report.nodes += part.counted_before.nodes;
         report.nodes_before = part.counted_before.nodes;

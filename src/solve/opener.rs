@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::gpu::{Gpu, GpuError};
 
@@ -80,10 +80,12 @@ impl Opener {
         }
     }
 
-    /// When the opening began and how long it took, once it has ended.
-    pub(super) fn timing(&self) -> Option<(Instant, Duration)> {
+    /// Once the opening has ended: when it began, in seconds from `from` (less than 0
+    /// where it began before), and how long it took.
+    pub(super) fn timing(&self, from: Instant) -> Option<(f64, f64)> {
         let began = self.began?;
-        Some((began, self.ended.get()?.saturating_duration_since(began)))
+        let after = began.checked_duration_since(from).map_or_else(|| -(from - began).as_secs_f64(), |d| d.as_secs_f64());
+        Some((after, self.ended.get()?.saturating_duration_since(began).as_secs_f64()))
     }
 
     /// Marks the GPU unusable after it failed, so that nothing more is sent to it.
