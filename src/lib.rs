@@ -32,48 +32,18 @@
 //! The `nqueen` command is built on the same crate: its modules, below the items above, are
 //! its insides and not a stable interface.
 
-#[doc(hidden)]
-pub mod app;
-#[doc(hidden)]
-pub mod board;
-#[doc(hidden)]
-pub mod checkpoint;
-#[doc(hidden)]
-pub mod control;
+/// Declares the program's insides: public, for the `nqueen` command and the tests, and
+/// hidden from the documented face above.
+macro_rules! insides {
+    ($($name:ident),* $(,)?) => { $( #[doc(hidden)] pub mod $name; )* };
+}
+
+insides!(
+    app, board, checkpoint, control, cpu, estimate, gpu, parse, parts, plan, prefix, progress, rng, solve, split, square, symmetry, tally,
+    unique, work
+);
 mod counter;
-#[doc(hidden)]
-pub mod cpu;
-#[doc(hidden)]
-pub mod estimate;
-#[doc(hidden)]
-pub mod gpu;
-#[doc(hidden)]
-pub mod parse;
-#[doc(hidden)]
-pub mod parts;
-#[doc(hidden)]
-pub mod plan;
-#[doc(hidden)]
-pub mod prefix;
-#[doc(hidden)]
-pub mod progress;
-#[doc(hidden)]
-pub mod rng;
 mod solutions;
-#[doc(hidden)]
-pub mod solve;
-#[doc(hidden)]
-pub mod split;
-#[doc(hidden)]
-pub mod square;
-#[doc(hidden)]
-pub mod symmetry;
-#[doc(hidden)]
-pub mod tally;
-#[doc(hidden)]
-pub mod unique;
-#[doc(hidden)]
-pub mod work;
 
 pub use board::Board;
 pub use counter::{count, Backend, Counter, Error};

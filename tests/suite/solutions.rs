@@ -139,18 +139,20 @@ fn a_listing_drawn_as_boards_shows_the_same_solutions() {
     }
 }
 
-#[test]
-fn a_signal_stops_a_listing_after_a_whole_line() {
-    // Empty 15x15: 2,279,184 solutions, seconds to list.
-    let mut child = Command::new(BIN)
-        .args(["--solutions", "all", "fixtures/bench/empty_15.in"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+/// Starts listing every solution of the empty board of `file`, its stderr kept, and reads
+/// its answer line: the child and the rest of its output.
+fn listing(file: &str) -> (std::process::Child, BufReader<std::process::ChildStdout>, String) {
+    let mut child = Command::new(BIN).args(["--solutions", "all", file]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     out.read_line(&mut first).unwrap();
+    (child, out, first)
+}
+
+#[test]
+fn a_signal_stops_a_listing_after_a_whole_line() {
+    // Empty 15x15: 2,279,184 solutions, seconds to list.
+    let (mut child, mut out, first) = listing("fixtures/bench/empty_15.in");
     assert_eq!(first, "Case 1: 2279184\n");
     std::thread::sleep(Duration::from_millis(200));
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
@@ -167,15 +169,8 @@ fn a_signal_stops_a_listing_after_a_whole_line() {
 #[test]
 fn a_listing_that_cannot_be_written_stops_as_the_answers_do() {
     // A closed pipe ends the run quietly, as for the answers; a full disk is status 4.
-    let mut child = Command::new(BIN)
-        .args(["--solutions", "all", "fixtures/bench/empty_14.in"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    out.read_line(&mut first).unwrap();
+    let (child, out, first) = listing("fixtures/bench/empty_14.in");
+    assert_eq!(first, "Case 1: 365596\n");
     drop(out);
     let done = child.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
