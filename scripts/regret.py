@@ -117,7 +117,7 @@ DETAIL = ('plan', 'cpu-race', 'gpu-open-wait', 'gpu-prefixes', 'kernel', 'gpu-op
 
 def quiet(nqueen, patience=5.0):
     """Waits until no process of `nqueen` is left: a GPU run's driver teardown goes on in a
-    child after it exits, and a GPU opened meanwhile opens about 0.1 s slower."""
+    child after it exits, and a GPU opened meanwhile opens slower (BENCHMARKS.md)."""
     name = os.path.basename(nqueen)[:15]
     deadline = time.time() + patience
     while time.time() < deadline:

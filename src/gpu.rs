@@ -31,8 +31,9 @@ pub const NODES_PER_SECOND: f64 = 4e11;
 /// What a board costs an open GPU besides its planning and search (prefixes, transfers,
 /// launches): about 5 to 7 ms on boards of 15 and 16 on an H100 host.
 pub const BOARD_SECONDS: f64 = 0.006;
-/// What opening the GPU costs: the driver's start-up and the context (0.16 to 0.17 s on an
-/// H100 host whose driver is idle; more while another process's teardown runs).
+/// What opening the GPU costs: the driver's start-up and the context, as measured on an
+/// H100 host whose driver is idle (BENCHMARKS.md); more while another process's teardown
+/// runs.
 pub const START_SECONDS: f64 = 0.17;
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
