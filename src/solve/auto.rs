@@ -253,7 +253,8 @@ mod tests {
             Err(GpuError::NoDevice("none here".into()))
         });
         let mut opener = Opener::new(None, false);
-        opener.state = State::Opening(thread, Instant::now(), Arc::clone(&cell));
+        opener.state = State::Opening(thread, Arc::clone(&cell));
+        opener.began = Some(Instant::now());
         (opener, cell)
     }
 

@@ -16,7 +16,7 @@ pub(super) struct Opener {
     /// [`Gpu::hand_over_teardown`]).
     quick_exit: bool,
     /// When the opening began, and when it ended (set by the thread that opens).
-    began: Option<Instant>,
+    pub(super) began: Option<Instant>,
     ended: Arc<OnceLock<Instant>>,
 }
 
@@ -24,9 +24,9 @@ pub(super) struct Opener {
 pub(super) enum State {
     /// Not asked for yet.
     Idle,
-    /// Opening on the thread, since the instant; the thread says in the cell whether it
-    /// opened, just before it ends.
-    Opening(JoinHandle<Result<Gpu, GpuError>>, Instant, Arc<OnceLock<bool>>),
+    /// Opening on the thread (since [`Opener::began`]); the thread says in the cell whether
+    /// it opened, just before it ends.
+    Opening(JoinHandle<Result<Gpu, GpuError>>, Arc<OnceLock<bool>>),
     Ready(Gpu),
     Unusable(GpuError),
 }
@@ -43,15 +43,14 @@ impl Opener {
         let opened = Arc::new(OnceLock::new());
         let (said, ended) = (Arc::clone(&opened), Arc::clone(&self.ended));
         let (devices, quick_exit) = (self.devices.clone(), self.quick_exit);
-        let began = Instant::now();
+        self.began = Some(Instant::now());
         let thread = std::thread::spawn(move || {
             let gpu = open(devices.as_deref(), quick_exit);
             let _ = ended.set(Instant::now());
             let _ = said.set(gpu.is_ok());
             gpu
         });
-        self.began = Some(began);
-        self.state = State::Opening(thread, began, opened);
+        self.state = State::Opening(thread, opened);
     }
 
     /// Whether nothing has been asked of the GPU yet.
@@ -67,7 +66,7 @@ impl Opener {
     /// When the GPU began to open, while it still is opening.
     pub(super) fn opening_since(&self) -> Option<Instant> {
         match &self.state {
-            State::Opening(handle, since, _) if !handle.is_finished() => Some(*since),
+            State::Opening(handle, _) if !handle.is_finished() => self.began,
             _ => None,
         }
     }
@@ -75,7 +74,7 @@ impl Opener {
     /// While the GPU is opening: the cell that will say whether it opened.
     pub(super) fn outcome(&self) -> Option<Arc<OnceLock<bool>>> {
         match &self.state {
-            State::Opening(_, _, opened) => Some(Arc::clone(opened)),
+            State::Opening(_, opened) => Some(Arc::clone(opened)),
             _ => None,
         }
     }
