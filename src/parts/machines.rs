@@ -151,9 +151,8 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
                     m.records += 1;
                     m.recounts += usize::from(i > 0);
                     m.disagreements += usize::from(dissent);
-                    m.device_hours += c.device_seconds.unwrap_or(c.seconds) / 3600.0;
                     m.last_time = m.last_time.max(ended);
-                    add_to_counters(m, c);
+                    add_device_time(m, c);
                 }
             }
         }
@@ -200,10 +199,12 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
     })
 }
 
-/// Adds the record `c` of machine `m` to the counter that counted it: its CPU, each of its
-/// cards by its share of the prefixes, or its GPU where the record names no card.
-fn add_to_counters(m: &mut Machine, c: &CaseRecord) {
+/// Adds the device time of the record `c` to machine `m` and to the counter that counted
+/// it: its CPU, each of its cards by its share of the prefixes, or its GPU where the record
+/// names no card.
+fn add_device_time(m: &mut Machine, c: &CaseRecord) {
     let seconds = c.device_seconds.unwrap_or(c.seconds);
+    m.device_hours += seconds / 3600.0;
     let cards = c.cards.as_deref().unwrap_or_default();
     if c.backend_kind() != "gpu" {
         m.counter("cpu", "cpu").add(seconds, c.shard_nodes);
