@@ -4,7 +4,12 @@
 // end).
 //
 // - Prefixes are handed out through a global atomic counter, one at a time per thread, so
-//   a thread that finishes early takes the next prefix at once and no warp waits at the tail.
+//   a thread that finishes early takes the next prefix at once.
+// - In the last launches of a count, the *_shared entry points: once the prefixes are used
+//   up, a lane with nothing left takes the shallowest kept row of a lane of its warp that
+//   still has work (share_work), so that the warp's lanes end together instead of 31 of
+//   them waiting for the slowest one. That costs a vote of the warp on every pass, which
+//   earlier launches leave out: their tails overlap the next launch.
 // - The explicit stack lives in shared memory, laid out [level][thread] so that the lanes
 //   of a warp touch consecutive 16-byte words (no bank conflicts). It holds only the rows
 //   that still have cells to try.
@@ -18,7 +23,7 @@
 // - Plans whose boards each have the same free cells in every row below the prefixes (an
 //   empty board, or obstacles only in the rows the prefixes fill) and no due columns use
 //   count_prefixes_uniform, which keeps that one row in a register instead of reading
-//   the rows: 55 loop instructions instead of 59.
+//   the rows.
 //
 // Compiled at run time by NVRTC; no standard headers are available there.
 
@@ -94,17 +99,99 @@ __device__ __forceinline__ uint4 row_load(const uint4* p) {
 __device__ __forceinline__ void stack_store(unsigned int a, uint4 s) {
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" :: "r"(a), "r"(s.x), "r"(s.y), "r"(s.z), "r"(s.w) : "memory");
 }
+__device__ __forceinline__ unsigned int lane_bit() {
+    unsigned int m;
+    asm("mov.u32 %0, %%lanemask_eq;" : "=r"(m));
+    return m;
+}
+__device__ __forceinline__ int lane_index() {
+    int i;
+    asm("mov.u32 %0, %%laneid;" : "=r"(i));
+    return i;
+}
+// The lane of the `k`-th set bit of `mask`, from 0.
+__device__ __forceinline__ int nth_lane(unsigned int mask, unsigned int k) {
+    return (int)__fns(mask, 0u, (int)k + 1);
+}
 #endif
+
+// Every lane of a warp.
+constexpr unsigned int FULL_WARP = 0xffffffffu;
+
+// Each thread's stack: [entry][blockDim.x], at most one entry a row (count_all), or the
+// rows above the one being filled (expand_prefixes). Dynamic shared memory, sized at launch.
+extern __shared__ uint4 stack[];
+
+// This thread's first stack entry, as a 32-bit shared address.
+__device__ __forceinline__ unsigned int home_address() {
+    return stack_address(stack + threadIdx.x);
+}
 
 __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     return v;
 }
 
+// Hands work from lanes with kept rows to the `hungry` lanes of the warp (those with
+// nothing left to search, the prefixes being used up): each taker gets the shallowest kept
+// row of one giver, the row with the most left below it, and the giver's stack then starts
+// above it. A lane gives only where it keeps work of its own. Called by the whole warp.
+__device__ __forceinline__ void share_work(
+    unsigned int hungry, unsigned int stride, unsigned int& base, unsigned int& sp, unsigned int& avail,
+    unsigned int& cols, unsigned int& ld, unsigned int& rd, const uint4* rows_all, const uint4*& rows,
+    unsigned long long& weight)
+{
+    const unsigned int me = lane_bit();
+    const bool gives = sp != base && (avail != 0 || sp - base != stride);
+    const unsigned int givers = __ballot_sync(FULL_WARP, gives);
+    const unsigned int pairs = min(__popc(hungry), __popc(givers));
+    const unsigned int takers_before = __popc(hungry & (me - 1u)), givers_before = __popc(givers & (me - 1u));
+    const bool takes = (hungry & me) != 0 && takers_before < pairs;
+    const int from = takes ? nth_lane(givers, takers_before) : lane_index();
+    const unsigned int their_base = __shfl_sync(FULL_WARP, base, from);
+    const unsigned int their_rows = __shfl_sync(FULL_WARP, (unsigned int)(rows - rows_all), from);
+    const unsigned long long their_weight = __shfl_sync(FULL_WARP, weight, from);
+    if (takes) {
+        const uint4 s = stack_load(their_base);
+        avail = s.x; cols = s.y; ld = s.z; rd = s.w;
+        rows = rows_all + their_rows;
+        weight = their_weight;
+        base = sp = home_address();
+    }
+    if (gives && givers_before < pairs) base += stride;
+    // The taken entries are read before any giver can push over them.
+    __syncwarp(FULL_WARP);
+}
+
 // How an entry point reads the rows below the prefixes (see the list at the top).
 enum RowKind { ROWS_PLAIN, ROWS_DUE, ROWS_UNIFORM };
 
+// A lane's state at the start of prefix `p`: its board's rows and weight, its columns and
+// diagonals, and the cells of its next row; or, within two rows of the end, its count in
+// `sub`, and true: nothing is left to search.
 template <RowKind KIND>
+__device__ __forceinline__ bool start_prefix(
+    const Prefix p, const uint4* __restrict__ rows_all, const unsigned long long* __restrict__ weights, int n, int depth,
+    const uint4*& rows, unsigned long long& weight, unsigned long long& sub, unsigned int& avail, unsigned int& cols,
+    unsigned int& ld, unsigned int& rd, unsigned int& uniform_cells)
+{
+    rows = rows_all + (size_t)p.board * n;
+    weight = weights[p.board];
+    cols = p.cols; ld = p.ld; rd = p.rd;
+    if (depth + 2 >= n) {
+        // Within two rows of the end: nothing to search.
+        const unsigned int occ = cols | ld | rd;
+        if (depth == n) sub = 1;
+        else if (depth == n - 1) sub = __popc(rows[depth].x & ~occ);
+        else sub = last_two_rows(rows[depth].x & ~occ, rows[depth].z & ~(cols | (ld << 1) | (rd >> 1)));
+        return true;
+    }
+    if (KIND == ROWS_UNIFORM) uniform_cells = rows[depth].x;
+    avail = next_cells<KIND == ROWS_DUE>(rows[depth], cols, ld, rd);
+    return false;
+}
+
+template <RowKind KIND, bool SHARE>
 __device__ __forceinline__ void count_all(
     const Prefix* __restrict__ prefixes,
     unsigned int num_prefixes,
@@ -119,8 +206,6 @@ __device__ __forceinline__ void count_all(
     unsigned int stride)                       // bytes from a thread's stack entry to its next
 {
     constexpr bool DUE = KIND == ROWS_DUE, UNIFORM = KIND == ROWS_UNIFORM;
-    extern __shared__ uint4 stack[];           // [entry][blockDim.x], at most one entry a row
-    const unsigned int lane_slot = threadIdx.x;
     // In a register: ptxas otherwise reloads it from the parameters on every pass.
     const int last2 = in_register(n - 2);
 
@@ -135,9 +220,13 @@ __device__ __forceinline__ void count_all(
     unsigned int uniform_cells = 0;             // UNIFORM: every row's free cells below the prefix
     // This thread's next free stack entry, a 32-bit shared address moved by `stride` bytes
     // (passed in, not read from blockDim): fewer instructions than indexing from the row.
-    // The stack is empty when sp is back at base; no separate count of entries is kept.
-    const unsigned int base = stack_address(stack + lane_slot);
+    // The stack holds the entries from base up to sp: it is empty when sp is back at base;
+    // no separate count of entries is kept. Only share_work moves base, up past an entry
+    // it gives away.
+    unsigned int base = home_address();
     unsigned int sp = base;
+    // This lane found the prefixes used up.
+    bool exhausted = false;
     // In the due-column and uniform loops, ptxas reloaded the stride from the parameters at
     // every push and step back; the XOR through PTX hides that it is one (2 to 4 loop
     // instructions fewer; in the plain loop it made the code longer).
@@ -148,29 +237,46 @@ __device__ __forceinline__ void count_all(
         // two flat tests, so that the compiler predicates the step back instead of
         // branching around it (as arms of one `if (avail == 0)`, the step back sat in a
         // divergent branch).
-        if ((avail | (sp ^ base)) == 0) {
+        if (!SHARE && (avail | (sp ^ base)) == 0) {
             bool done = false;
             do {
                 solutions += weight * sub;
                 sub = 0;
                 const unsigned int i = atomicAdd(next_prefix, 1u);
                 if (i >= num_prefixes) { done = true; break; }
-                const Prefix p = prefixes[i];
-                rows = rows_all + (size_t)p.board * n;
-                weight = weights[p.board];
-                cols = p.cols; ld = p.ld; rd = p.rd;
-                if (depth + 2 >= n) {
-                    // Within two rows of the end: nothing to search.
-                    const unsigned int occ = cols | ld | rd;
-                    if (depth == n) sub = 1;
-                    else if (depth == n - 1) sub = __popc(rows[depth].x & ~occ);
-                    else sub = last_two_rows(rows[depth].x & ~occ, rows[depth].z & ~(cols | (ld << 1) | (rd >> 1)));
-                    continue;
-                }
-                if (UNIFORM) uniform_cells = rows[depth].x;
-                avail = next_cells<DUE>(rows[depth], cols, ld, rd);
+                if (start_prefix<KIND>(prefixes[i], rows_all, weights, n, depth, rows, weight, sub, avail, cols, ld, rd, uniform_cells)) continue;
             } while (avail == 0);
             if (done) break;
+        }
+        // With SHARE, the whole warp comes here together when any of its lanes needs work;
+        // once the prefixes are used up, such lanes take work from the others, and the warp
+        // ends once none has any left.
+        if (SHARE && __any_sync(FULL_WARP, (avail | (sp ^ base)) == 0)) {
+            if ((avail | (sp ^ base)) == 0) {
+                while (!exhausted) {
+                    solutions += weight * sub;
+                    sub = 0;
+                    const unsigned int i = atomicAdd(next_prefix, 1u);
+                    if (i >= num_prefixes) {
+                        exhausted = true;
+                        break;
+                    }
+                    if (start_prefix<KIND>(prefixes[i], rows_all, weights, n, depth, rows, weight, sub, avail, cols, ld, rd, uniform_cells)) continue;
+                    if (avail != 0) break;
+                }
+            }
+            const unsigned int hungry = __ballot_sync(FULL_WARP, (avail | (sp ^ base)) == 0);
+            if (hungry == FULL_WARP) {
+                solutions += weight * sub;
+                break;
+            }
+            if (hungry != 0) {
+                solutions += weight * sub;
+                sub = 0;
+                share_work(hungry, stride, base, sp, avail, cols, ld, rd, rows_all, rows, weight);
+                if (UNIFORM) uniform_cells = rows[depth].x;
+                if ((avail | (sp ^ base)) == 0) continue;
+            }
         }
         if (avail == 0) {
             // Only rows with cells left are kept, so one step up always lands on a cell
@@ -229,17 +335,20 @@ __device__ __forceinline__ void count_all(
 }
 
 // The counting entry points, one per RowKind; src/gpu/module.rs picks one per plan.
-#define COUNTER(name, kind)                                                                            \
+#define COUNTER(name, kind, share)                                                                          \
     extern "C" __global__ void __launch_bounds__(256) name(                                           \
         const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all, \
         const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,  \
         unsigned long long* totals, unsigned int stride)                                              \
     {                                                                                                 \
-        count_all<kind>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride); \
+        count_all<kind, share>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride); \
     }
-COUNTER(count_prefixes, ROWS_PLAIN)
-COUNTER(count_prefixes_due, ROWS_DUE)
-COUNTER(count_prefixes_uniform, ROWS_UNIFORM)
+COUNTER(count_prefixes, ROWS_PLAIN, false)
+COUNTER(count_prefixes_due, ROWS_DUE, false)
+COUNTER(count_prefixes_uniform, ROWS_UNIFORM, false)
+COUNTER(count_prefixes_shared, ROWS_PLAIN, true)
+COUNTER(count_prefixes_due_shared, ROWS_DUE, true)
+COUNTER(count_prefixes_uniform_shared, ROWS_UNIFORM, true)
 
 // Expands each root (a prefix made on the host) `extra` rows further, lowest column first
 // as src/prefix.rs does, one thread per root: root i's prefixes go to out[offsets[i]] up to
@@ -251,10 +360,9 @@ extern "C" __global__ void __launch_bounds__(64) expand_prefixes(
     const uint4* __restrict__ rows_all, int n, int depth, int extra, Prefix* __restrict__ out,
     unsigned int* mismatches)
 {
-    // The rows above the one being filled: [row below the root][blockDim.x], each its cells
-    // left, columns and diagonals. In shared memory, not a local array, for which the
-    // driver would set local memory aside for every thread the GPU can hold.
-    extern __shared__ uint4 stack[];
+    // The stack holds the rows above the one being filled: [row below the root][blockDim.x],
+    // each its cells left, columns and diagonals. In shared memory, not a local array, for
+    // which the driver would set local memory aside for every thread the GPU can hold.
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= num_roots) return;
     const Prefix root = roots[i];

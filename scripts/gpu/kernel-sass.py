@@ -119,8 +119,10 @@ def main():
                 f.write(listing)
         for function in re.split(r"\n\s*Function : ", listing)[1:]:
             name = function.split()[0]
-            if not name.startswith("count_"):
-                continue  # expand_prefixes: not a search loop
+            if not name.startswith("count_") or name.endswith("_shared"):
+                # expand_prefixes is not a search loop; the *_shared forms run the same
+                # loop behind a vote of the warp, in the last launches of a count only.
+                continue
             instructions = [(int(m.group(1), 16), m.group(2).strip()) for m in re.finditer(r"/\*([0-9a-f]{4})\*/\s+(.*?) ;", function)]
             loop = hot_loop(instructions)
             moves = sum(1 for _, op in loop if "MOV" in op.split()[0] or (op.startswith("@") and "MOV" in op.split()[1]))

@@ -29,6 +29,11 @@ const SHARED_NODES: f64 = 2e11;
 const BATCHES_PER_DEVICE: u64 = 16;
 /// The smallest batch worth a launch when several devices share the work.
 const MIN_SHARED_BATCH: usize = 64 << 10;
+/// The last batches of each stream are counted by the kernel's entry points whose lanes
+/// share work at the end: no later launch on the stream overlaps their tails, where the
+/// slowest lane of each warp would hold its 31 others. Earlier launches leave out the vote
+/// that sharing takes on every pass.
+const SHARED_TAIL_BATCHES: usize = 2;
 
 /// A finished GPU count.
 #[derive(Clone, Debug)]
@@ -116,6 +121,7 @@ impl Gpu {
             deeper,
             entry_point,
             rows: row_windows(plan),
+            tail_batches: SHARED_TAIL_BATCHES * devices.iter().map(|d| d.streams.len()).sum::<usize>(),
             batches,
             largest_batch,
             most_roots,
@@ -177,6 +183,7 @@ impl Device {
         let mut mismatches = Buffer::<u32>::zeroed(s, 1).map_err(driver_err)?;
         let depth = work.roots.depth + deeper.extra;
         let kernel = &self.kernels[work.entry_point.number()];
+        let sharing = &self.kernels[work.entry_point.shared_number()];
         let expand = &self.kernels[module::EXPAND];
         let (block, shared) = block_shape(plan.n, depth);
         let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(driver_err)?;
@@ -188,7 +195,10 @@ impl Device {
         let mut tally = Tally::default();
         let mut prefixes = 0u64;
         let mut busy = Vec::new();
-        while let Some(batch) = work.batches.get(work.next_batch.fetch_add(1, Ordering::Relaxed)) {
+        loop {
+            let index = work.next_batch.fetch_add(1, Ordering::Relaxed);
+            let Some(batch) = work.batches.get(index) else { break };
+            let kernel = if index + work.tail_batches >= work.batches.len() { sharing } else { kernel };
             ctl.check()?;
             let started = Instant::now();
             let roots = batch.roots.clone();
@@ -267,6 +277,9 @@ struct Work<'a> {
     deeper: &'a Deeper,
     entry_point: EntryPoint,
     rows: Vec<u32>,
+    /// The last batches, counted by the entry point that shares work (see
+    /// [`SHARED_TAIL_BATCHES`]).
+    tail_batches: usize,
     batches: Vec<Batch>,
     /// The most prefixes in one batch: every stream's buffer holds that many.
     largest_batch: u32,

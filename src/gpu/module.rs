@@ -14,11 +14,20 @@ use crate::plan::Plan;
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../../kernels/count.cu");
-/// The kernel's entry points: the counters as [`EntryPoint`] numbers them, then the one
-/// that makes the prefixes ([`EXPAND`]).
-const KERNEL_NAMES: [&str; 4] = ["count_prefixes", "count_prefixes_due", "count_prefixes_uniform", "expand_prefixes"];
+/// The kernel's entry points: the counters as [`EntryPoint::number`] numbers them, those
+/// whose lanes share work at the end of a launch, then the one that makes the prefixes
+/// ([`EXPAND`]).
+const KERNEL_NAMES: [&str; 7] = [
+    "count_prefixes",
+    "count_prefixes_due",
+    "count_prefixes_uniform",
+    "count_prefixes_shared",
+    "count_prefixes_due_shared",
+    "count_prefixes_uniform_shared",
+    "expand_prefixes",
+];
 /// The entry point that expands the host's prefixes into the deeper ones counted.
-pub(super) const EXPAND: usize = 3;
+pub(super) const EXPAND: usize = 6;
 
 /// Which of the kernel's entry points counts a plan's prefixes: each is the same search,
 /// with less to read in the hot loop where the plan allows it.
@@ -47,6 +56,12 @@ impl EntryPoint {
     /// Its number, as tests/suite/kernel/host.cpp takes it.
     pub fn number(self) -> usize {
         self as usize
+    }
+
+    /// The number of its form whose lanes, once the prefixes are used up, take work from
+    /// the others of their warp: for a launch whose tail no later launch overlaps.
+    pub fn shared_number(self) -> usize {
+        self.number() + 3
     }
 
     /// Its name in kernels/count.cu.
@@ -174,7 +189,9 @@ mod tests {
         // The symmetry split's side columns are due in a middle band of rows.
         assert_eq!(EntryPoint::for_plan(&Plan::symmetric(&Board::empty(12).unwrap(), crate::symmetry::Sym::Identity), 2), EntryPoint::Due);
         let defined = |name: &str| KERNEL_SOURCE.contains(&format!(") {name}(")) || KERNEL_SOURCE.contains(&format!("COUNTER({name},"));
-        assert_eq!(KERNEL_NAMES.map(defined), [true; 4]);
+        assert_eq!(KERNEL_NAMES.map(defined), [true; 7]);
+        let shared = [EntryPoint::Plain, EntryPoint::Due, EntryPoint::Uniform].map(|e| KERNEL_NAMES[e.shared_number()]);
+        assert_eq!(shared, ["count_prefixes_shared", "count_prefixes_due_shared", "count_prefixes_uniform_shared"]);
     }
 
     #[test]

@@ -46,9 +46,18 @@ struct Run {
     prefixes: Vec<Prefix>,
 }
 
+/// How a launch's lanes end: each on its own, or taking work from the others of its warp
+/// once the prefixes are used up (the entry points of a count's last launches).
+#[derive(Clone, Copy, Debug)]
+enum Lanes {
+    Alone,
+    Sharing,
+}
+
 /// Expands `base` by `deeper` with the kernel's expand_prefixes, as the GPU backend does,
-/// and counts the result with the entry point the GPU backend would pick for `plan`.
-fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, print: bool) -> Run {
+/// and counts the result with the entry point the GPU backend would pick for `plan`, in
+/// the form `lanes` says.
+fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, lanes: Lanes, print: bool) -> Run {
     let mut input = format!("{} {} {}\n", plan.n, base.depth, plan.boards.len());
     for window in nqueen::gpu::row_windows(plan) {
         input += &format!("{window} ");
@@ -57,7 +66,11 @@ fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, print:
     for w in &plan.weights {
         input += &format!("{w} ");
     }
-    let entry = EntryPoint::for_plan(plan, base.depth + deeper.extra).number();
+    let entry = EntryPoint::for_plan(plan, base.depth + deeper.extra);
+    let entry = match lanes {
+        Lanes::Alone => entry.number(),
+        Lanes::Sharing => entry.shared_number(),
+    };
     input += &format!("\n{entry} {} {} {}\n", deeper.extra, u8::from(print), base.items.len());
     for (p, k) in base.items.iter().zip(&deeper.per_root) {
         input += &format!("{} {} {} {} {k}\n", p.board, p.cols, p.ld, p.rd);
@@ -80,12 +93,15 @@ fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, print:
 }
 
 /// The kernel's count of `plan` from at least `roots` roots expanded to at least `prefixes`
-/// prefixes, checking that the expansion met the host's counts.
+/// prefixes, checking that the expansion met the host's counts and that lanes that share
+/// work count the same as lanes alone.
 fn kernel_count(host: &Path, plan: &Plan, roots: usize, prefixes: usize) -> u64 {
     let base = prefix::expand(plan, roots);
-    let run = run_kernel(host, plan, &base, &prefix::deeper(plan, &base, prefixes), false);
-    assert_eq!(run.mismatches, 0);
-    run.solutions
+    let deeper = prefix::deeper(plan, &base, prefixes);
+    let [alone, sharing] = [Lanes::Alone, Lanes::Sharing].map(|lanes| run_kernel(host, plan, &base, &deeper, lanes, false));
+    assert_eq!((alone.mismatches, sharing.mismatches), (0, 0));
+    assert_eq!(alone.solutions, sharing.solutions, "lanes sharing work count otherwise");
+    alone.solutions
 }
 
 #[test]
@@ -121,7 +137,8 @@ fn the_kernel_agrees_with_the_oracle_on_random_boards() {
             let base = prefix::expand(&plan, roots);
             let deeper = prefix::deeper(&plan, &base, prefixes);
             used[EntryPoint::for_plan(&plan, base.depth + deeper.extra).number()] += 1;
-            let run = run_kernel(host, &plan, &base, &deeper, false);
+            let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
+            let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
             assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board.to_text());
         }
     }
@@ -148,7 +165,8 @@ fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes(
         }
         assert_eq!(EntryPoint::for_plan(&plan, base.depth + deeper.extra), EntryPoint::Uniform, "case {case}");
         let want = oracle(&board);
-        let run = run_kernel(host, &plan, &base, &deeper, false);
+        let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
+        let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
         assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board.to_text());
         checked += usize::from(want > 0);
     }
@@ -165,8 +183,12 @@ fn the_kernel_counts_deep_searches_on_large_sparse_boards() {
         let plan = Plan::plain(&board);
         let base = prefix::expand(&plan, 1);
         assert!(base.depth <= 1);
-        let run = run_kernel(host, &plan, &base, &prefix::deeper(&plan, &base, 1), false);
-        assert_eq!(run.solutions, count_plan(&plan, 1000), "n={n}\n{}", board.to_text());
+        let deeper = prefix::deeper(&plan, &base, 1);
+        let want = count_plan(&plan, 1000);
+        for lanes in [Lanes::Alone, Lanes::Sharing] {
+            let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
+            assert_eq!(run.solutions, want, "n={n}, {lanes:?}\n{}", board.to_text());
+        }
     }
 }
 
@@ -185,7 +207,7 @@ fn the_kernel_expands_roots_into_the_prefixes_the_host_would_make() {
             want = want.iter().flat_map(|p| columns(p.avail(&plan, row)).map(move |bit| p.place(bit))).collect();
         }
         assert_eq!(want.len() as u64, deeper.total());
-        let run = run_kernel(host, &plan, &base, &deeper, true);
+        let run = run_kernel(host, &plan, &base, &deeper, Lanes::Alone, true);
         assert_eq!(run.mismatches, 0);
         assert_eq!(run.prefixes, want);
         assert!(run.prefixes.iter().all(|p| p.cols.count_ones() as usize == base.depth + deeper.extra));
@@ -205,5 +227,5 @@ fn an_expansion_that_disagrees_with_the_hosts_counts_is_reported() {
     let mut deeper = prefix::deeper(&plan, &base, 200);
     deeper.per_root[0] += 1;
     deeper.per_root[3] -= 1;
-    assert_eq!(run_kernel(host, &plan, &base, &deeper, false).mismatches, 2);
+    assert_eq!(run_kernel(host, &plan, &base, &deeper, Lanes::Alone, false).mismatches, 2);
 }

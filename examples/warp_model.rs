@@ -1,0 +1,266 @@
+//! A model of the GPU kernel's warps (kernels/count.cu): runs its counting loop on the real
+//! prefixes of one batch of an empty board, 32 lanes in step per warp and every warp of a
+//! card side by side, and counts what a profile would see: the lanes busy in each pass of
+//! the loop, how often each path of the loop is taken, how deep the stacks grow, and where
+//! the nodes lie. With `share`, lanes whose work is done once the prefixes are used up take
+//! the shallowest kept row of a lane of their warp that has one, as the kernel's *_shared
+//! entry points do.
+//!
+//!     cargo run --release --example warp_model -- N [WARPS [THIN [share]]]
+//!
+//! WARPS is the card's resident warps (132 SMs of 40: 5280), THIN keeps one prefix in THIN
+//! of the batch, at random, with as many times fewer warps (so that a large board's batch
+//! runs in seconds).
+
+use nqueen::board::Board;
+use nqueen::gpu;
+use nqueen::plan::Plan;
+use nqueen::prefix::{self, Prefix, Prefixes};
+
+/// A kept row: its cells left, the columns and the two diagonals.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    avail: u32,
+    cols: u32,
+    ld: u32,
+    rd: u32,
+}
+
+#[derive(Clone, Default)]
+struct Lane {
+    /// No prefix was left for it, and no lane had a row to give.
+    done: bool,
+    avail: u32,
+    cols: u32,
+    ld: u32,
+    rd: u32,
+    board: usize,
+    stack: Vec<Entry>,
+}
+
+/// What one lane did in one pass of the loop.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Idle = 0,
+    /// A queen in row n-3: the last two rows in closed form.
+    Leaf = 1,
+    /// A queen that leaves a row of the look-ahead no cell.
+    Stop = 2,
+    /// A queen and a step down.
+    Down = 3,
+}
+
+/// The prefixes of a batch, handed out one at a time, and the boards' row windows.
+struct Batch<'a> {
+    n: usize,
+    depth: usize,
+    rows: &'a [Vec<[u32; 4]>],
+    prefixes: &'a [Prefix],
+    next: usize,
+}
+
+/// What the passes of the loop came to.
+#[derive(Default)]
+struct Tally {
+    passes: u64,
+    /// Lanes that placed a queen, over every pass.
+    busy: u64,
+    /// Per step: passes where some lane took it, and the lanes that did.
+    path_passes: [u64; 4],
+    path_lanes: [u64; 4],
+    /// Stack lengths after each step down that kept a row.
+    depth: Vec<u64>,
+    /// Per row of the queen placed, the steps of each kind.
+    rows: Vec<[u64; 4]>,
+    shares: u64,
+}
+
+impl Batch<'_> {
+    /// One pass of the loop for lane `l`.
+    fn step(&mut self, l: &mut Lane, tally: &mut Tally) -> Step {
+        if l.avail == 0 && l.stack.is_empty() {
+            loop {
+                let Some(&p) = self.prefixes.get(self.next) else {
+                    l.done = true;
+                    return Step::Idle;
+                };
+                self.next += 1;
+                l.board = p.board as usize;
+                (l.cols, l.ld, l.rd) = (p.cols, p.ld, p.rd);
+                let row = self.rows[l.board][self.depth];
+                l.avail = nqueen::board::next_cells(row[0], row[1], l.cols, l.ld, l.rd);
+                if l.avail != 0 {
+                    break;
+                }
+            }
+        }
+        if l.avail == 0 {
+            let e = l.stack.pop().expect("a kept row");
+            (l.avail, l.cols, l.ld, l.rd) = (e.avail, e.cols, e.ld, e.rd);
+        }
+        let bit = l.avail & l.avail.wrapping_neg();
+        l.avail ^= bit;
+        let (nc, nl, nr) = (l.cols | bit, (l.ld | bit) << 1, (l.rd | bit) >> 1);
+        let next_row = nc.count_ones() as usize;
+        let r1 = self.rows[l.board][next_row];
+        let x1 = r1[0] & !(nc | nl | nr);
+        let m2 = r1[2] & !(nc | (nl << 1) | (nr >> 1));
+        let step = if next_row == self.n - 2 {
+            Step::Leaf
+        } else if m2 == 0 || r1[3] & !(nc | (nl << 2) | (nr >> 2)) == 0 {
+            Step::Stop
+        } else {
+            if l.avail != 0 {
+                l.stack.push(Entry { avail: l.avail, cols: l.cols, ld: l.ld, rd: l.rd });
+                tally.depth[l.stack.len()] += 1;
+            }
+            (l.cols, l.ld, l.rd) = (nc, nl, nr);
+            let late = r1[1] & !nc;
+            l.avail = if late == 0 { x1 } else { x1 & late };
+            Step::Down
+        };
+        tally.rows[next_row - 1][step as usize] += 1;
+        step
+    }
+}
+
+/// Gives the shallowest kept row of a lane that keeps work of its own to each lane that has
+/// none, as far as they go.
+fn share(warp: &mut [Lane], tally: &mut Tally) {
+    let hungry: Vec<usize> = (0..warp.len()).filter(|&i| warp[i].avail == 0 && warp[i].stack.is_empty()).collect();
+    let givers = (0..warp.len()).filter(|&i| warp[i].stack.len() > 1 || (warp[i].stack.len() == 1 && warp[i].avail != 0));
+    for (h, g) in hungry.into_iter().zip(givers.collect::<Vec<_>>()) {
+        let e = warp[g].stack.remove(0);
+        let board = warp[g].board;
+        let l = &mut warp[h];
+        (l.avail, l.cols, l.ld, l.rd, l.board, l.done) = (e.avail, e.cols, e.ld, e.rd, board, false);
+        tally.shares += 1;
+    }
+}
+
+/// The prefixes of `roots` `extra` rows further down, as the kernel's expand_prefixes makes them.
+fn expanded(plan: &Plan, mut level: Prefixes, extra: usize) -> Prefixes {
+    for _ in 0..extra {
+        let mut next = Vec::new();
+        for p in &level.items {
+            let mut avail = p.avail(plan, level.depth);
+            while avail != 0 {
+                let bit = avail & avail.wrapping_neg();
+                avail ^= bit;
+                next.push(p.place(bit));
+            }
+        }
+        level = Prefixes { depth: level.depth + 1, items: next };
+    }
+    level
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(18);
+    let warps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(132 * 40);
+    let thin: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
+    let sharing = args.next().is_some_and(|a| a == "share");
+    let Some(board) = Board::empty(n) else {
+        eprintln!("warp_model: N is a board size from 1 to 32");
+        std::process::exit(2);
+    };
+    // The plan, the roots and the middle batch, as the GPU backend makes them.
+    let plan = Plan::optimized(&board);
+    let nodes = plan.expected_nodes.unwrap_or(1e9);
+    let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
+    let deeper = prefix::deeper(&plan, &base, gpu::prefix_target(nodes));
+    let batches = prefix::batches(&deeper.per_root, gpu::BATCH_CAP);
+    let middle = &batches[batches.len() / 2];
+    let roots = Prefixes { depth: base.depth, items: base.items[middle.clone()].to_vec() };
+    let mut prefixes = expanded(&plan, roots, deeper.extra);
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    prefixes.items.retain(|_| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed.is_multiple_of(thin as u64)
+    });
+    let rows: Vec<Vec<[u32; 4]>> = plan
+        .boards
+        .iter()
+        .zip(&plan.due)
+        .map(|(free, due)| (0..n).map(|r| [free[r], due[r], *free.get(r + 1).unwrap_or(&0), *free.get(r + 2).unwrap_or(&0)]).collect())
+        .collect();
+    let warps = (warps / thin).max(1);
+    println!(
+        "n={n}: {} boards, prefixes {} rows deep, batch {} of {}: {} prefixes on {warps} warps{}",
+        plan.boards.len(),
+        prefixes.depth,
+        batches.len() / 2,
+        batches.len(),
+        prefixes.items.len(),
+        if sharing { ", sharing" } else { "" }
+    );
+    let mut batch = Batch { n, depth: prefixes.depth, rows: &rows, prefixes: &prefixes.items, next: 0 };
+    let mut lanes = vec![vec![Lane::default(); 32]; warps];
+    let mut tally = Tally { depth: vec![0; 40], rows: vec![[0; 4]; 40], ..Tally::default() };
+    let mut time = 0u64;
+    while lanes.iter().any(|w| w.iter().any(|l| !l.done)) {
+        time += 1;
+        for warp in &mut lanes {
+            if sharing && batch.next >= batch.prefixes.len() {
+                share(warp, &mut tally);
+            }
+            if warp.iter().all(|l| l.done) {
+                continue;
+            }
+            tally.passes += 1;
+            let mut on = [0u64; 4];
+            for l in warp.iter_mut().filter(|l| !l.done) {
+                on[batch.step(l, &mut tally) as usize] += 1;
+            }
+            tally.busy += on[1] + on[2] + on[3];
+            for (k, &lanes) in on.iter().enumerate().skip(1) {
+                tally.path_passes[k] += u64::from(lanes > 0);
+                tally.path_lanes[k] += lanes;
+            }
+        }
+    }
+    report(&tally, time, warps);
+}
+
+fn report(t: &Tally, time: u64, warps: usize) {
+    let passes = t.passes as f64;
+    println!(
+        "{} passes of a warp; the batch took {time} passes, its warps live {:.3} of that",
+        t.passes,
+        passes / (time * warps as u64) as f64
+    );
+    println!("lanes placing a queen in a pass: {:.2} of 32; rows given to other lanes: {}", t.busy as f64 / passes, t.shares);
+    for (k, name) in [(1, "last two rows"), (2, "look-ahead stops"), (3, "down a row")] {
+        println!(
+            "{name}: in {:.3} of the passes, {:.2} lanes then, {:.3} of the nodes",
+            t.path_passes[k] as f64 / passes,
+            t.path_lanes[k] as f64 / t.path_passes[k].max(1) as f64,
+            t.path_lanes[k] as f64 / t.busy as f64
+        );
+    }
+    let kept: u64 = t.depth.iter().sum();
+    let mut below = 0;
+    let depth: Vec<String> = t
+        .depth
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c > 0)
+        .map(|(d, &c)| {
+            below += c;
+            format!("{d}:{:.4}", below as f64 / kept as f64)
+        })
+        .collect();
+    println!("stack length after a kept row, cumulative share: {}", depth.join(" "));
+    for (r, steps) in t.rows.iter().enumerate().filter(|(_, s)| s.iter().sum::<u64>() > 0) {
+        let share = |c: u64| c as f64 / t.busy as f64;
+        println!(
+            "queen in row {r}: {:.4} of the nodes ({:.4} down, {:.4} stopped)",
+            share(steps.iter().sum()),
+            share(steps[3]),
+            share(steps[2])
+        );
+    }
+}
