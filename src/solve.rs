@@ -127,17 +127,14 @@ impl Solver {
     }
 
     /// For `auto`: `board` will be counted later, after those before it. If it may need the
-    /// GPU, the GPU starts opening in the background now, so that its start-up overlaps
+    /// GPU, or it and the boards before it would together save more than the GPU's opening
+    /// on it, the GPU starts opening in the background now, so that its start-up overlaps
     /// the boards before it.
     pub fn expect(&mut self, board: &Board) {
-        // Empty 14x14's whole tree has about 2.7e7 nodes: no board that small may need the
-        // GPU, even on one thread, and files of many small boards skip the estimate.
-        if board.n() < 15 {
-            return;
-        }
-        if self.options.backend == BackendChoice::Auto && self.gpu.is_idle() && plan::small_count(board).is_none() {
+        if self.options.backend == BackendChoice::Auto
+            && auto::may_need_a_gpu(board.n()) && self.gpu.is_idle() && plan::small_count(board).is_none() {
             let cut = if self.options.no_symmetry { 1.0 } else { plan::planning_cut(board) };
-            auto::open_if_needed(&mut self.gpu, &Plan::as_is(board), cut, 1);
+            self.auto.expect(&mut self.gpu, board, &Plan::as_is(board), cut);
         }
     }
 
@@ -245,7 +242,7 @@ impl Solver {
                 let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
                 planned.count(self.gpu.wait().map_err(SolveError::Gpu)?, &job, ctl, &mut report)?;
             }
-            BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, &job, self.ends, ctl, &mut report)?,
+            BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), self.ends, ctl, &mut report)?,
             BackendChoice::Cpu | BackendChoice::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
         report.gpu_open = report.kernel_time.and(self.gpu.timing(case.started));

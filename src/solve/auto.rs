@@ -1,10 +1,12 @@
 //! The `auto` backend: which counter takes a board, and when. The GPU opens in the
-//! background only once some board may need it ([`open_if_needed`]); a board goes to it
+//! background only once some board may need it ([`open_if_needed`]), or the boards of the
+//! run together would save more than its opening on it ([`gain`]); a board goes to it
 //! when the planner's estimate or a timed sample of its prefixes ([`sample`]) says the CPU
 //! would take longer than the GPU would ([`route`]); a board near the line starts on the
 //! CPU and races the GPU's opening; and the CPU counts whatever the GPU cannot, because it
 //! did not open or failed.
 
+mod gain;
 mod sample;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,10 +16,12 @@ use super::backend::{self, GpuPlan};
 use super::case::Job;
 use super::opener::Opener;
 use super::{Options, Report, SolveError};
+use crate::board::Board;
 use crate::control::Control;
 use crate::cpu::{self, Schedule};
 use crate::gpu::{self, GpuCountError, GpuError};
 use crate::plan::Plan;
+use gain::{saving, Gain};
 use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
 
 /// Estimated CPU seconds, beyond what is left of the GPU's opening, under which `auto`
@@ -66,7 +70,7 @@ fn decided_from(start_up: Option<f64>) -> f64 {
 /// shards) could make the CPU sample pick the GPU. Runs that never use the GPU do not open
 /// it, since a process cannot end while a thread is inside the driver's start-up.
 pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: usize) {
-    if !gpu.is_idle() {
+    if !gpu.is_idle() || !may_need_a_gpu(plan.n) {
         return;
     }
     let rate = || cpu::nodes_per_second(plan, 0, rayon::current_num_threads());
@@ -75,14 +79,47 @@ pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: us
     }
 }
 
+/// Whether a board of side `n` may need the GPU at all. Empty 14x14's whole tree has about
+/// 2.7e7 nodes: no board that small may, even on one thread, and files of many small boards
+/// skip the estimates that would say so.
+pub(super) fn may_need_a_gpu(n: usize) -> bool {
+    n >= 15
+}
+
 /// What `auto` keeps from one board to the next.
 #[derive(Default)]
 pub(super) struct Auto {
     /// Whether it has said why it counts on the CPU (once a run).
     warned: bool,
+    /// What the GPU would save on the run's boards, while it is not asked for.
+    gain: Gain,
 }
 
 impl Auto {
+    /// `board` will be counted after those expected before it; `plan` is its quick
+    /// estimate, which planning may cut by `cut` times. The GPU starts opening in the
+    /// background if this board may need it, or the boards expected and counted so far
+    /// would together save more than the opening on it.
+    pub(super) fn expect(&mut self, gpu: &mut Opener, board: &Board, plan: &Plan, cut: f64) {
+        open_if_needed(gpu, plan, cut, 1);
+        if let Some(nodes) = plan.expected_nodes.filter(|_| gpu.is_idle()) {
+            let fewest = nodes / cut;
+            let rate = cpu::nodes_per_second(plan, 0, rayon::current_num_threads());
+            self.gain.expect(board, saving(cpu_seconds_by_estimate(fewest, rate), fewest));
+            self.open_if_it_pays(gpu);
+        }
+    }
+
+    /// Starts opening the GPU once the run's boards would save more than that costs.
+    fn open_if_it_pays(&mut self, gpu: &mut Opener) {
+        if !gpu.is_idle() {
+            self.gain.forget();
+        } else if self.gain.pays() {
+            self.gain.forget();
+            gpu.start();
+        }
+    }
+
     /// Counts `job` on the counter the module doc says, with `options`' schedule and GPU
     /// prefixes, knowing whether the run `ends` after it; a GPU that fails is marked
     /// unusable in `gpu`, with a warning, and the CPU counts the board instead.
@@ -90,7 +127,7 @@ impl Auto {
         &mut self,
         gpu: &mut Opener,
         options: &Options,
-        job: &Job<'_>,
+        (board, job): (&Board, &Job<'_>),
         ends: bool,
         ctl: &Control,
         report: &mut Report,
@@ -111,7 +148,13 @@ impl Auto {
                 Err(e) => return Err(e.into()),
             }
         }
-        backend::count_on_cpu(job, options.schedule, ctl, report)
+        let started = Instant::now();
+        backend::count_on_cpu(job, options.schedule, ctl, report)?;
+        if gpu.is_idle() {
+            self.gain.counted(board, started.elapsed().as_secs_f64(), report.nodes as f64);
+            self.open_if_it_pays(gpu);
+        }
+        Ok(())
     }
 
     /// Which counter takes `job`: the GPU when it is usable or still opening, some board's
@@ -325,6 +368,31 @@ mod tests {
             }
             assert_ne!(route(from * 0.99, start_up, recorded, false), Choice::Gpu);
         }
+    }
+
+    #[test]
+    fn boards_each_too_small_for_the_gpu_open_it_together() {
+        // Which boards fall between the two lines depends on this CPU's speed: find one.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(16).build().unwrap();
+        pool.install(|| {
+            let between = (14..=20).map(|n| Board::empty(n).unwrap()).find_map(|board| {
+                let plan = Plan::as_is(&board);
+                let cut = crate::plan::planning_cut(&board);
+                let fewest = plan.expected_nodes? / cut;
+                let rate = cpu::nodes_per_second(&plan, 0, 16);
+                let saved = saving(cpu_seconds_by_estimate(fewest, rate), fewest);
+                (!may_need_gpu(fewest, rate) && saved > 0.0).then_some((board, plan, cut, saved))
+            });
+            let (board, plan, cut, saved) = between.expect("an empty board that alone does not open the GPU");
+            let needed = (gpu::START_SECONDS / saved).ceil() as usize;
+            let (mut auto, mut gpu) = (Auto::default(), Opener::new(None, false));
+            for _ in 1..needed {
+                auto.expect(&mut gpu, &board, &plan, cut);
+            }
+            assert!(gpu.is_idle(), "{} boards of {}x{} opened the GPU", needed - 1, board.n(), board.n());
+            auto.expect(&mut gpu, &board, &plan, cut);
+            assert!(!gpu.is_idle(), "{needed} boards of {}x{} did not open the GPU", board.n(), board.n());
+        });
     }
 
     #[test]

@@ -1,0 +1,104 @@
+//! What the GPU would save over a run's boards. No board of a file of many may keep the CPU
+//! as long as the GPU's opening, and yet together they may: `auto` opens the GPU once the
+//! CPU time it would save on the boards counted so far and on those the read-ahead holds
+//! passes what opening it costs ([`gpu::START_SECONDS`]).
+
+use std::collections::VecDeque;
+
+use crate::board::Board;
+use crate::gpu;
+
+/// The seconds an open GPU would save on a count that keeps the CPU `cpu` seconds over about
+/// `nodes` search nodes: none where its own cost of a board is more.
+pub(super) fn saving(cpu: f64, nodes: f64) -> f64 {
+    (cpu - gpu::BOARD_SECONDS - nodes / gpu::NODES_PER_SECOND).max(0.0)
+}
+
+/// What the GPU would save, from the boards expected and counted so far.
+#[derive(Debug, Default)]
+pub(super) struct Gain {
+    /// The boards expected and not counted yet, in order, each with what the GPU would save
+    /// on it by its estimate.
+    waiting: VecDeque<(Board, f64)>,
+    /// What the GPU would save on the waiting boards, by their estimates.
+    ahead: f64,
+    /// What it would have saved on the boards counted so far, by their counts.
+    seen: f64,
+}
+
+impl Gain {
+    /// `board`, on which the GPU would save `saving` seconds by its estimate, will be
+    /// counted after those expected before it.
+    pub(super) fn expect(&mut self, board: &Board, saving: f64) {
+        if saving > 0.0 {
+            self.waiting.push_back((board.clone(), saving));
+            self.ahead += saving;
+        }
+    }
+
+    /// `board` was counted on the CPU in `cpu` seconds, over `nodes` search nodes: what the
+    /// GPU would have saved on it replaces what its estimate said.
+    pub(super) fn counted(&mut self, board: &Board, cpu: f64, nodes: f64) {
+        if self.waiting.front().is_some_and(|(b, _)| b == board) {
+            if let Some((_, estimated)) = self.waiting.pop_front() {
+                self.ahead -= estimated;
+            }
+        }
+        self.seen += saving(cpu, nodes);
+    }
+
+    /// Whether the GPU would save more than opening it costs.
+    pub(super) fn pays(&self) -> bool {
+        self.seen + self.ahead >= gpu::START_SECONDS
+    }
+
+    /// Drops what it holds: once the GPU is asked for, the run needs no more of it.
+    pub(super) fn forget(&mut self) {
+        *self = Gain::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boards_too_small_alone_open_the_gpu_together() {
+        let mut gain = Gain::default();
+        // Boards that keep the CPU 50 ms each, where the GPU takes 10 ms: none is worth the
+        // opening alone, five are.
+        let board = Board::empty(20).unwrap();
+        let nodes = 0.004 * gpu::NODES_PER_SECOND;
+        for _ in 0..4 {
+            gain.counted(&board, 0.05, nodes);
+        }
+        assert!(!gain.pays());
+        gain.expect(&board, saving(0.05, nodes));
+        assert!(gain.pays());
+    }
+
+    #[test]
+    fn a_counted_board_replaces_its_estimate() {
+        let mut gain = Gain::default();
+        let (a, b) = (Board::empty(18).unwrap(), Board::empty(19).unwrap());
+        gain.expect(&a, 0.1);
+        gain.expect(&b, 0.1);
+        assert!(gain.pays());
+        // The first board turned out quick on the CPU: only the second's estimate is left.
+        gain.counted(&a, 0.001, 1e6);
+        assert!(!gain.pays());
+        assert_eq!(gain.waiting.len(), 1);
+        // A board never expected (the first of an input) adds its count alone.
+        gain.counted(&Board::empty(16).unwrap(), 0.2, 1e8);
+        assert!(gain.pays());
+        gain.forget();
+        assert!(!gain.pays() && gain.waiting.is_empty());
+    }
+
+    #[test]
+    fn boards_the_gpu_would_count_no_faster_save_nothing() {
+        assert_eq!(saving(0.001, 1e6), 0.0);
+        assert_eq!(saving(gpu::BOARD_SECONDS, 0.0), 0.0);
+        assert!((saving(1.0, 0.0) - (1.0 - gpu::BOARD_SECONDS)).abs() < 1e-12);
+    }
+}
