@@ -161,7 +161,7 @@ fn main() {
     let warps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(132 * 40);
     let thin: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let sharing = args.next().is_some_and(|a| a == "share");
-    let Some(board) = Board::empty(n) else {
+    let Ok(board) = Board::empty(n) else {
         eprintln!("warp_model: N is a board size from 1 to 32");
         std::process::exit(2);
     };

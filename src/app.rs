@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::control::Control;
+use crate::error::Error;
 use crate::solve::{Options, Solver};
 use crate::work::Shards;
 pub use listing::Listing;
@@ -31,6 +32,8 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_NO_GPU: i32 = 3;
 /// Exit status: the answers (or a checkpoint) could not be written (a full disk, say).
 pub const EXIT_OUTPUT: i32 = 4;
+/// The signal a cancel without one stands for: SIGINT, as Ctrl-C.
+const SIGINT: i32 = 2;
 
 /// Where boards come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,9 +123,23 @@ pub enum Failure {
     Gpu,
     /// An input was malformed or unreadable.
     BadInput,
+    /// The command line asked for what cannot be done: nothing was run.
+    Usage,
 }
 
 impl Failure {
+    /// What `e` makes of a run: the one place where a kind of error gets its exit status.
+    /// An interruption is the signal `ctl` was cancelled by.
+    pub fn of(e: &Error, ctl: &Control) -> Failure {
+        match e {
+            Error::Interrupted => Failure::Signal(ctl.signal().unwrap_or(SIGINT)),
+            Error::Write(_) => Failure::Output,
+            Error::NoGpu(_) | Error::Gpu(_) => Failure::Gpu,
+            Error::BadOption(_) | Error::Threads(_) => Failure::Usage,
+            Error::BadBoard(_) | Error::Parse(_) | Error::Checkpoint(_) | Error::Parts(_) => Failure::BadInput,
+        }
+    }
+
     /// The exit status for this failure.
     pub fn status(self) -> i32 {
         match self {
@@ -130,6 +147,7 @@ impl Failure {
             Failure::Output => EXIT_OUTPUT,
             Failure::Gpu => EXIT_NO_GPU,
             Failure::BadInput => EXIT_BAD_INPUT,
+            Failure::Usage => EXIT_USAGE,
         }
     }
 }

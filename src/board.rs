@@ -2,37 +2,58 @@
 //! primitives every search applies to such rows: the cells left for the next queen, and the
 //! columns that must be filled by a given row.
 
+use std::fmt;
+
+use crate::error::Error;
 use crate::square::Sym;
 
 /// The largest board side: a row's cells must fit in one `u32` mask.
 pub const MAX_N: usize = 32;
 
-/// A board: `rows[r]` has bit `c` set when cell (r, c) is free for a queen.
+/// A board of side `n` (1 to 32) with obstacles: cells where no queen may stand, though
+/// attacks pass over them. `Display` writes it as judge input, which `str::parse` reads.
+///
+/// ```
+/// let board = nqueen::Board::empty(4)?.without(0, 1);
+/// assert_eq!(board.to_string(), "4\n.*..\n....\n....\n....\n");
+/// assert_eq!(board.to_string().parse::<nqueen::Board>()?, board);
+/// assert!(!board.is_free(0, 1) && board.is_free(3, 3));
+/// # Ok::<(), nqueen::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
     n: usize,
+    /// `rows[r]` has bit `c` set when cell (r, c) is free for a queen.
     rows: Vec<u32>,
 }
 
 impl Board {
-    /// A board of side `n` from its row masks; `None` if `n` is out of range,
-    /// the row count differs from `n`, or a mask has a bit at column `n` or beyond.
-    pub fn from_rows(n: usize, rows: Vec<u32>) -> Option<Board> {
-        let full = full_mask(n)?;
-        (rows.len() == n && rows.iter().all(|&m| m & !full == 0)).then_some(Board { n, rows })
+    /// A board of side `n` from its row masks, bit `c` of `rows[r]` set where cell (r, c) is
+    /// free; an error if `n` is not 1 to 32, there are not `n` rows, or a mask has a bit at
+    /// column `n` or beyond.
+    pub fn from_rows(n: usize, rows: Vec<u32>) -> Result<Board, Error> {
+        let full = side(n)?;
+        if rows.len() != n {
+            return Err(Error::BadBoard(format!("{} rows for a board of side {n}", rows.len())));
+        }
+        match rows.iter().position(|&m| m & !full != 0) {
+            Some(r) => Err(Error::BadBoard(format!("row {r} has a cell beyond column {}", n - 1))),
+            None => Ok(Board { n, rows }),
+        }
     }
 
-    /// An empty board (no obstacles) of side `n`, `1 <= n <= 32`.
-    pub fn empty(n: usize) -> Option<Board> {
-        let full = full_mask(n)?;
-        Some(Board { n, rows: vec![full; n] })
+    /// An empty board (no obstacles) of side `n`; an error unless `1 <= n <= 32`.
+    pub fn empty(n: usize) -> Result<Board, Error> {
+        let full = side(n)?;
+        Ok(Board { n, rows: vec![full; n] })
     }
 
-    /// Builds a board from a predicate saying which cells are free.
-    pub fn from_fn(n: usize, mut free: impl FnMut(usize, usize) -> bool) -> Option<Board> {
-        full_mask(n)?;
+    /// The board of side `n` whose cell (r, c) is free where `free(r, c)` is true; an error
+    /// unless `1 <= n <= 32`.
+    pub fn from_fn(n: usize, mut free: impl FnMut(usize, usize) -> bool) -> Result<Board, Error> {
+        side(n)?;
         let rows = (0..n).map(|r| (0..n).filter(|&c| free(r, c)).fold(0u32, |m, c| m | 1 << c)).collect();
-        Some(Board { n, rows })
+        Ok(Board { n, rows })
     }
 
     /// The side length.
@@ -45,15 +66,30 @@ impl Board {
         &self.rows
     }
 
-    /// Whether cell (r, c) is free.
+    /// Whether cell (r, c), from 0, is free.
+    ///
+    /// # Panics
+    ///
+    /// If the cell is not on the board (`r` or `c` is `n` or more), as slice indexing does.
     pub fn is_free(&self, r: usize, c: usize) -> bool {
-        self.rows[r] >> c & 1 == 1
+        self.rows[self.cell(r, c)] >> c & 1 == 1
     }
 
-    /// The same board with cell (r, c) made an obstacle.
+    /// The same board with cell (r, c), from 0, made an obstacle.
+    ///
+    /// # Panics
+    ///
+    /// If the cell is not on the board (`r` or `c` is `n` or more), as slice indexing does.
     pub fn without(mut self, r: usize, c: usize) -> Board {
-        self.rows[r] &= !(1 << c);
+        let row = self.cell(r, c);
+        self.rows[row] &= !(1 << c);
         self
+    }
+
+    /// The row of cell (r, c), once it is known to be on the board.
+    fn cell(&self, r: usize, c: usize) -> usize {
+        assert!(r < self.n && c < self.n, "cell ({r}, {c}) is not on the {n}x{n} board", n = self.n);
+        r
     }
 
     /// The number of obstacle cells.
@@ -77,15 +113,23 @@ impl Board {
         Board { n, rows }
     }
 
-    /// The board as judge input text: `n`, then one line of `.` and `*` per row.
-    pub fn to_text(&self) -> String {
-        let mut s = format!("{}\n", self.n);
-        for r in 0..self.n {
-            s.extend((0..self.n).map(|c| if self.is_free(r, c) { '.' } else { '*' }));
-            s.push('\n');
+}
+
+impl fmt::Display for Board {
+    /// The board as judge input: `n`, then one line of `.` (free) and `*` (obstacle) per row.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.n)?;
+        for &row in &self.rows {
+            let line: String = (0..self.n).map(|c| if row >> c & 1 == 1 { '.' } else { '*' }).collect();
+            writeln!(f, "{line}")?;
         }
-        s
+        Ok(())
     }
+}
+
+/// The full row mask of a board of side `n`, or why there is no such board.
+fn side(n: usize) -> Result<u32, Error> {
+    full_mask(n).ok_or_else(|| Error::BadBoard(format!("a board's side is 1 to {MAX_N}, not {n}")))
 }
 
 /// The mask with the low `n` bits set, or `None` when `n` is not in `1..=MAX_N`.
@@ -148,16 +192,31 @@ mod tests {
 
     #[test]
     fn from_rows_rejects_bits_outside_the_board() {
-        assert!(Board::from_rows(2, vec![0b11, 0b01]).is_some());
-        assert!(Board::from_rows(2, vec![0b111, 0b01]).is_none());
-        assert!(Board::from_rows(2, vec![0b11]).is_none());
+        assert!(Board::from_rows(2, vec![0b11, 0b01]).is_ok());
+        assert!(matches!(Board::from_rows(2, vec![0b111, 0b01]), Err(Error::BadBoard(why)) if why.contains("beyond column 1")));
+        assert!(matches!(Board::from_rows(2, vec![0b11]), Err(Error::BadBoard(_))));
+        assert!(matches!(Board::empty(0), Err(Error::BadBoard(why)) if why.contains("not 0")));
+        assert!(matches!(Board::from_fn(33, |_, _| true), Err(Error::BadBoard(_))));
     }
 
     #[test]
     fn text_round_trips_obstacles() {
         let b = Board::from_fn(3, |r, c| (r + c) % 2 == 0).unwrap();
-        assert_eq!(b.to_text(), "3\n.*.\n*.*\n.*.\n");
+        assert_eq!(b.to_string(), "3\n.*.\n*.*\n.*.\n");
         assert_eq!(b.obstacles(), 4);
+    }
+
+    #[test]
+    fn cells_off_the_board_are_refused_in_every_build() {
+        // A 32-column row has no spare bit: column 33 must not wrap to column 1.
+        let board = Board::empty(32).unwrap();
+        for (r, c) in [(0, 32), (0, 33), (32, 0), (40, 40)] {
+            let read = std::panic::catch_unwind(|| board.is_free(r, c));
+            let blocked = std::panic::catch_unwind(|| board.clone().without(r, c));
+            assert!(read.is_err() && blocked.is_err(), "cell ({r}, {c}) of 32x32");
+        }
+        assert!(!board.clone().without(0, 31).is_free(0, 31));
+        assert_eq!(board.clone().without(31, 0).rows()[31], u32::MAX - 1);
     }
 
     #[test]

@@ -274,21 +274,21 @@ mod tests {
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         let t = |s| Tally { solutions: s, nodes: 10 * s };
-        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
-        c.unit(&at(0, 1, "b1", Shard::WHOLE), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
-        c.case(&at(0, 2, "b2", Shard::WHOLE), "p2", t(92), 9.0, Some("gpu(0: H100)")).unwrap();
+        c.unit(&at(0, 1, "b1", Shard { index: 0, count: 1 }), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
+        c.unit(&at(0, 1, "b1", Shard { index: 0, count: 1 }), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
+        c.case(&at(0, 2, "b2", Shard { index: 0, count: 1 }), "p2", t(92), 9.0, Some("gpu(0: H100)")).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
-            c.resume(&at(0, 1, "b1", Shard::WHOLE)).unwrap(),
+            c.resume(&at(0, 1, "b1", Shard { index: 0, count: 1 })).unwrap(),
             Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7), device_seconds: 3.5 }
         );
         assert_eq!(
-            c.resume(&at(0, 2, "b2", Shard::WHOLE)).unwrap(),
+            c.resume(&at(0, 2, "b2", Shard { index: 0, count: 1 })).unwrap(),
             Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, backend: Some("gpu(0: H100)".into()) }
         );
-        assert_eq!(c.resume(&at(1, 1, "b1", Shard::WHOLE)).unwrap(), Resume::Fresh);
-        assert!(c.resume(&at(0, 2, "other", Shard::WHOLE)).unwrap_err().0.contains("written for another input"));
+        assert_eq!(c.resume(&at(1, 1, "b1", Shard { index: 0, count: 1 })).unwrap(), Resume::Fresh);
+        assert!(c.resume(&at(0, 2, "other", Shard { index: 0, count: 1 })).unwrap_err().0.contains("written for another input"));
         assert!(c.resume(&at(0, 2, "b2", Shard { index: 1, count: 2 })).is_err());
         let selection = Selection { ranges: vec![0..12] };
         assert!(c.check_partial("p1", "p1", &[0..5, 5..7, 9..10], &selection).is_ok());
@@ -325,18 +325,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
         let (c, _) = Checkpoint::open(&path).unwrap();
-        c.unit(&at(0, 1, "b", Shard::WHOLE), "p", &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }, 0.0).unwrap();
+        c.unit(&at(0, 1, "b", Shard { index: 0, count: 1 }), "p", &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }, 0.0).unwrap();
         drop(c);
         let whole = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
-        c.case(&at(0, 1, "b", Shard::WHOLE), "p", Tally { solutions: 2, nodes: 2 }, 0.0, None).unwrap();
+        c.case(&at(0, 1, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 2, nodes: 2 }, 0.0, None).unwrap();
         drop(c);
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         assert_eq!(
-            c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(),
+            c.resume(&at(0, 1, "b", Shard { index: 0, count: 1 })).unwrap(),
             Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, backend: None }
         );
     }
@@ -356,8 +356,8 @@ mod tests {
             device_seconds: 1.5,
             backend: Some("cpu(2 threads)".into()),
         };
-        assert_eq!(c.resume(&at(0, 1, "b", Shard::WHOLE)).unwrap(), done);
-        c.case(&at(0, 2, "b", Shard::WHOLE), "p", Tally { solutions: 1, nodes: 1 }, 0.0, Some("cpu")).unwrap();
+        assert_eq!(c.resume(&at(0, 1, "b", Shard { index: 0, count: 1 })).unwrap(), done);
+        c.case(&at(0, 2, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 1, nodes: 1 }, 0.0, Some("cpu")).unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().lines().last().unwrap().contains("method"));
     }
 

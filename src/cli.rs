@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 use nqueen::app::{Config, Counting, Input, Listing, Merging, Mode};
 use nqueen::cpu::Schedule;
-use nqueen::solve::{BackendChoice, Options};
+use nqueen::solve::{Backend, Options};
 use nqueen::work::Shards;
 
 /// The most worker threads `-j` takes: every thread is started before any work, so a typo
@@ -287,10 +287,10 @@ impl Cli {
             solve: Options {
                 // A dry run counts nothing, so it never opens a GPU.
                 backend: match self.backend {
-                    _ if self.dry_run => BackendChoice::Cpu,
-                    BackendArg::Auto => BackendChoice::Auto,
-                    BackendArg::Cpu => BackendChoice::Cpu,
-                    BackendArg::Gpu => BackendChoice::Gpu,
+                    _ if self.dry_run => Backend::Cpu,
+                    BackendArg::Auto => Backend::Auto,
+                    BackendArg::Cpu => Backend::Cpu,
+                    BackendArg::Gpu => Backend::Gpu,
                 },
                 schedule: match self.schedule {
                     ScheduleArg::Dynamic => Schedule::Dynamic,

@@ -5,9 +5,12 @@ use std::fmt;
 
 use crate::board::Board;
 use crate::control::Control;
-use crate::solve::{Options, Solver};
+use crate::error::Error;
+use crate::solve::{Backend, Options, Solver};
 
-pub use crate::solve::BackendChoice as Backend;
+/// The most worker threads a count may start: every thread is started before any work, so
+/// a typo of a few zeros must not start tens of thousands.
+pub const MAX_THREADS: usize = 1024;
 
 /// Counts the solutions of `board`, as the `nqueen` command does by default: on all CPU
 /// cores, or on a GPU where one is usable and the board is big enough to gain from it.
@@ -15,7 +18,7 @@ pub use crate::solve::BackendChoice as Backend;
 /// ```
 /// let board: nqueen::Board = "8\n........\n........\n........\n........\n........\n........\n........\n........\n".parse()?;
 /// assert_eq!(nqueen::count(&board), 92);
-/// # Ok::<(), nqueen::ParseError>(())
+/// # Ok::<(), nqueen::Error>(())
 /// ```
 pub fn count(board: &Board) -> u128 {
     // With the default backend a GPU that fails leaves the board to the CPU, and nothing
@@ -29,11 +32,15 @@ pub fn count(board: &Board) -> u128 {
 /// ```
 /// use nqueen::{Backend, Counter};
 ///
-/// let mut counter = Counter::new().backend(Backend::Cpu).threads(2).symmetry(false);
+/// let mut counter = Counter::new().backend(Backend::Cpu).threads(2)?.symmetry(false);
 /// let board: nqueen::Board = "6\n......\n......\n......\n......\n......\n......\n".parse()?;
 /// assert_eq!(counter.count(&board)?, 4);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert!(Counter::new().threads(0).is_err());
+/// # Ok::<(), nqueen::Error>(())
 /// ```
+///
+/// With [`Backend::Gpu`], every count is an error ([`Error::NoGpu`]) where no GPU is usable,
+/// small boards too: the GPU was asked for.
 pub struct Counter {
     options: Options,
     threads: Option<usize>,
@@ -42,18 +49,15 @@ pub struct Counter {
     pool: Option<rayon::ThreadPool>,
 }
 
-/// Why a count failed: `Backend::Gpu` and no usable GPU, or the GPU failed; or the threads
-/// asked for could not start.
-#[derive(Debug)]
-pub struct Error(String);
-
-impl fmt::Display for Error {
+impl fmt::Debug for Counter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.debug_struct("Counter")
+            .field("backend", &self.options.backend)
+            .field("threads", &self.threads)
+            .field("symmetry", &!self.options.no_symmetry)
+            .finish_non_exhaustive()
     }
 }
-
-impl std::error::Error for Error {}
 
 impl Default for Counter {
     fn default() -> Counter {
@@ -74,11 +78,15 @@ impl Counter {
         self
     }
 
-    /// Counts on `threads` CPU threads (at least one) instead of one a core.
-    pub fn threads(mut self, threads: usize) -> Counter {
-        self.threads = Some(threads.max(1));
+    /// Counts on `threads` CPU threads instead of one a core: an error
+    /// ([`Error::BadOption`]) unless 1 to [`MAX_THREADS`].
+    pub fn threads(mut self, threads: usize) -> Result<Counter, Error> {
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(Error::BadOption(format!("{threads} threads: a count takes 1 to {MAX_THREADS}")));
+        }
+        self.threads = Some(threads);
         self.pool = None;
-        self
+        Ok(self)
     }
 
     /// Whether to cut the search by the board's symmetries and orientation (on by default;
@@ -93,16 +101,16 @@ impl Counter {
     pub fn count(&mut self, board: &Board) -> Result<u128, Error> {
         if let (Some(threads), None) = (self.threads, &self.pool) {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            self.pool = Some(pool.map_err(|e| Error(format!("cannot start {threads} threads: {e}")))?);
+            self.pool = Some(pool.map_err(|e| Error::Threads(e.to_string()))?);
         }
         let options = &self.options;
         let solver = self.solver.get_or_insert_with(|| Solver::new(options.clone()));
         let ctl = Control::default();
         let solved = match &self.pool {
-            Some(pool) => pool.install(|| solver.solve(board, &ctl)),
-            None => solver.solve(board, &ctl),
+            Some(pool) => pool.install(|| solver.solve(board, false, &ctl)),
+            None => solver.solve(board, false, &ctl),
         };
-        solved.map(|report| report.count).map_err(|e| Error(e.to_string()))
+        solved.map(|report| report.count)
     }
 }
 
@@ -116,10 +124,20 @@ mod tests {
         let want = count(&board);
         for symmetry in [true, false] {
             for threads in [1, 3] {
-                let mut counter = Counter::new().backend(Backend::Cpu).threads(threads).symmetry(symmetry);
+                let mut counter = Counter::new().backend(Backend::Cpu).threads(threads).unwrap().symmetry(symmetry);
                 assert_eq!(counter.count(&board).unwrap(), want);
                 assert_eq!(counter.count(&Board::empty(8).unwrap()).unwrap(), 92);
             }
         }
+    }
+
+    #[test]
+    fn threads_are_bounded_as_on_the_command_line() {
+        for threads in [0, MAX_THREADS + 1, 100_000] {
+            assert!(matches!(Counter::new().threads(threads), Err(Error::BadOption(why)) if why.contains("1 to 1024")));
+        }
+        assert!(Counter::new().threads(MAX_THREADS).is_ok());
+        let shown = format!("{:?}", Counter::new().backend(Backend::Gpu).symmetry(false));
+        assert!(shown.contains("Gpu") && shown.contains("symmetry: false"), "{shown}");
     }
 }

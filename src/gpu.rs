@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, ValidAsZeroBits};
 
-use crate::control::Interrupted;
 use crate::prefix::Prefix;
 
 mod count;
@@ -120,29 +119,6 @@ impl std::error::Error for GpuError {}
 
 fn driver_err(e: impl fmt::Display) -> GpuError {
     GpuError::Driver(e.to_string())
-}
-
-/// Why a GPU count stopped.
-#[derive(Debug)]
-pub enum GpuCountError {
-    /// Cancelled by the user.
-    Interrupted,
-    /// The device failed.
-    Gpu(GpuError),
-    /// Recording a finished unit failed (see [`Gpu::count`]).
-    Record(std::io::Error),
-}
-
-impl From<Interrupted> for GpuCountError {
-    fn from(_: Interrupted) -> Self {
-        GpuCountError::Interrupted
-    }
-}
-
-impl From<GpuError> for GpuCountError {
-    fn from(e: GpuError) -> Self {
-        GpuCountError::Gpu(e)
-    }
 }
 
 /// Streams per device, each with a batch in flight: while the last prefixes of one batch

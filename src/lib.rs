@@ -8,7 +8,7 @@
 //! let board: nqueen::Board = "4\n.*..\n....\n....\n....\n".parse()?;
 //! assert_eq!(nqueen::count(&board), 1);
 //! assert_eq!(nqueen::solutions(&board).next(), Some(vec![2, 0, 3, 1]));
-//! # Ok::<(), nqueen::ParseError>(())
+//! # Ok::<(), nqueen::Error>(())
 //! ```
 //!
 //! - [`Board`]: a board, parsed from judge text (`"n\nrows..."`) by [`str::parse`], read
@@ -17,6 +17,7 @@
 //! - [`count`] for the common case, [`Counter`] to choose the [`Backend`], the threads and
 //!   the use of symmetry.
 //! - [`solutions`]: every solution, in lexicographic order of the queens' columns.
+//! - [`Error`]: what can go wrong, one variant a kind.
 //!
 //! Reading judge input of any length, one board at a time:
 //!
@@ -26,11 +27,11 @@
 //!     let board = board?;
 //!     println!("{}x{}: {}", board.n(), board.n(), nqueen::count(&board));
 //! }
-//! # Ok::<(), nqueen::ParseError>(())
+//! # Ok::<(), nqueen::Error>(())
 //! ```
 //!
-//! The `nqueen` command is built on the same crate: its modules, below the items above, are
-//! its insides and not a stable interface.
+//! The `nqueen` command is built on the same crate; what it uses beyond the items above is
+//! hidden from these pages, and is not a stable interface.
 
 /// Declares the program's insides: public, for the `nqueen` command and the tests, and
 /// hidden from the documented face above.
@@ -43,12 +44,16 @@ insides!(
     unique, work
 );
 mod counter;
+mod error;
 mod solutions;
 
 pub use board::Board;
-pub use counter::{count, Backend, Counter, Error};
+pub use counter::{count, Counter, MAX_THREADS};
+pub use error::Error;
+pub use gpu::GpuError;
 pub use parse::{ParseError, Parser};
 pub use solutions::Solutions;
+pub use solve::Backend;
 
 /// The boards of judge input read from `src`, one at a time, up to the input's end, a `0`
 /// board size, or the first error (a [`ParseError`] naming the line and column).
@@ -60,10 +65,11 @@ pub fn boards<R: std::io::Read>(src: R) -> Parser<R> {
 /// per row, from 0, in lexicographic order.
 ///
 /// ```
-/// let board = nqueen::Board::empty(8).unwrap();
+/// let board = nqueen::Board::empty(8)?;
 /// let first = nqueen::solutions(&board).next();
 /// assert_eq!(first, Some(vec![0, 4, 7, 5, 2, 6, 1, 3]));
 /// assert_eq!(nqueen::solutions(&board).count(), 92);
+/// # Ok::<(), nqueen::Error>(())
 /// ```
 pub fn solutions(board: &Board) -> Solutions {
     Solutions::new(board)

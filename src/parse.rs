@@ -40,11 +40,25 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// Reads boards one at a time from a reader; stops after the first error.
+///
+/// ```
+/// let mut boards = nqueen::boards("4\n....\n....\n....\n....\n2\n.x\n".as_bytes());
+/// assert_eq!(boards.next().transpose()?.map(|b| b.n()), Some(4));
+/// assert!(boards.next().is_some_and(|b| b.is_err()));
+/// assert!(boards.next().is_none());
+/// # Ok::<(), nqueen::Error>(())
+/// ```
 pub struct Parser<R> {
     tokens: Tokens<R>,
     /// The line of the last token read, for an error at the end of the input.
     last_line: usize,
     finished: bool,
+}
+
+impl<R> std::fmt::Debug for Parser<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parser").field("last_line", &self.last_line).field("finished", &self.finished).finish_non_exhaustive()
+    }
 }
 
 impl<R: Read> Parser<R> {

@@ -66,7 +66,7 @@ pub struct CaseRecord {
     /// The case, from 1 within its input.
     pub case: usize,
     pub n: usize,
-    /// SHA-256 of the board's text (see [`crate::board::Board::to_text`]).
+    /// SHA-256 of the board's text (as `Display` writes it: see [`crate::board::Board`]).
     pub board: String,
     /// What the count was made from: the plan and its split (see [`crate::split::Split::fingerprint`]).
     pub plan: String,

@@ -159,7 +159,7 @@ fn turned_for_speed(n: usize, boards: &[Vec<u32>]) -> Vec<Vec<u32>> {
         .map(|(rows, &size)| {
             let mut best = (size, rows.clone());
             let board = match Board::from_rows(n, rows.clone()) {
-                Some(b) if size >= worth => b,
+                Ok(b) if size >= worth => b,
                 _ => return best.1,
             };
             // A board and its mirror image have the same tree, so the quarter turns are all

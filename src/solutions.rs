@@ -28,7 +28,7 @@ pub struct Solutions {
     cols: [u32; 32],
     ld: [u32; 32],
     rd: [u32; 32],
-    queens: [u8; 32],
+    queens: [usize; 32],
 }
 
 impl Solutions {
@@ -40,9 +40,17 @@ impl Solutions {
         Solutions { n: board.n(), rows, row: 0, left, cols: [0; 32], ld: [0; 32], rd: [0; 32], queens: [0; 32] }
     }
 
-    /// The next solution's columns, from 0, one per row, without allocating: for listing
-    /// many.
-    pub fn next_columns(&mut self) -> Option<&[u8]> {
+    /// The next solution's columns, from 0, one per row, as the iterator gives them but
+    /// without allocating: for listing many.
+    ///
+    /// ```
+    /// let mut all = nqueen::solutions(&nqueen::Board::empty(4)?);
+    /// assert_eq!(all.next_columns(), Some(&[1, 3, 0, 2][..]));
+    /// assert_eq!(all.next(), Some(vec![2, 0, 3, 1]));
+    /// assert_eq!(all.next_columns(), None);
+    /// # Ok::<(), nqueen::Error>(())
+    /// ```
+    pub fn next_columns(&mut self) -> Option<&[usize]> {
         loop {
             let r = self.row;
             if self.left[r] == 0 {
@@ -54,7 +62,7 @@ impl Solutions {
             }
             let bit = self.left[r] & self.left[r].wrapping_neg();
             self.left[r] ^= bit;
-            self.queens[r] = bit.trailing_zeros() as u8;
+            self.queens[r] = bit.trailing_zeros() as usize;
             if r + 1 == self.n {
                 return Some(&self.queens[..self.n]);
             }
@@ -70,17 +78,18 @@ impl Iterator for Solutions {
     type Item = Vec<usize>;
 
     fn next(&mut self) -> Option<Vec<usize>> {
-        self.next_columns().map(|columns| columns.iter().map(|&c| usize::from(c)).collect())
+        self.next_columns().map(<[usize]>::to_vec)
     }
 }
 
 /// A solution as a line: each row's queen's column from 1, space-separated ("2 4 1 3").
-pub fn line(columns: &[u8], out: &mut Vec<u8>) {
+pub fn line(columns: &[usize], out: &mut Vec<u8>) {
     for (i, &c) in columns.iter().enumerate() {
         if i > 0 {
             out.push(b' ');
         }
-        let column = c + 1;
+        // Columns run to 32: two digits at most.
+        let column = (c + 1) as u8;
         if column >= 10 {
             out.push(b'0' + column / 10);
         }
@@ -91,9 +100,9 @@ pub fn line(columns: &[u8], out: &mut Vec<u8>) {
 
 /// A solution drawn on `board`: a line per row, `Q` for a queen, `.` and `*` as in the
 /// input.
-pub fn drawn(board: &Board, columns: &[u8], out: &mut Vec<u8>) {
+pub fn drawn(board: &Board, columns: &[usize], out: &mut Vec<u8>) {
     for (r, &queen) in columns.iter().enumerate() {
-        out.extend((0..board.n()).map(|c| match (c == usize::from(queen), board.is_free(r, c)) {
+        out.extend((0..board.n()).map(|c| match (c == queen, board.is_free(r, c)) {
             (true, _) => b'Q',
             (false, true) => b'.',
             (false, false) => b'*',
@@ -135,7 +144,7 @@ mod tests {
     #[test]
     fn lines_and_drawings_read_as_the_readme_shows_them() {
         let board = Board::empty(4).unwrap().without(0, 0);
-        let first: Vec<u8> = Solutions::new(&board).next().unwrap().iter().map(|&c| c as u8).collect();
+        let first = Solutions::new(&board).next().unwrap();
         let (mut text, mut picture) = (Vec::new(), Vec::new());
         line(&first, &mut text);
         drawn(&board, &first, &mut picture);

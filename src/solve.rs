@@ -10,13 +10,13 @@ mod opener;
 mod report;
 
 use std::fmt;
-use std::io;
+use std::str::FromStr;
 use std::time::Instant;
 
 use crate::board::Board;
 use crate::control::{Control, Interrupted};
 use crate::cpu::Schedule;
-use crate::gpu::{Gpu, GpuCountError, GpuError};
+use crate::error::Error;
 use crate::plan::{self, Plan};
 use crate::split::Split;
 use crate::work::Shard;
@@ -27,26 +27,61 @@ pub use case::{Case, Part, RecordUnit};
 use opener::Opener;
 pub use report::Report;
 
-/// Which counter to use: the GPU when one is usable and the board is big enough to gain
-/// from it (`Auto`, the default), always the CPU, or always the GPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum BackendChoice {
-    /// The GPU when one is usable and the board is big enough to gain from it.
+/// Which counter counts a board: the GPU when one is usable and the board is big enough to
+/// gain from it (`Auto`, the default), always the CPU, or always the GPU. Written and read
+/// as `auto`, `cpu` and `gpu`.
+///
+/// ```
+/// use nqueen::Backend;
+///
+/// assert_eq!("gpu".parse::<Backend>()?, Backend::Gpu);
+/// assert_eq!(Backend::default().to_string(), "auto");
+/// assert!("tpu".parse::<Backend>().is_err());
+/// # Ok::<(), nqueen::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Backend {
+    /// The GPU when one is usable and the board is big enough to gain from it, else the CPU.
     #[default]
     Auto,
     /// Always the CPU.
     Cpu,
-    /// The GPU for every board but those the planner counts at once: trees under its
-    /// small-tree bound (see [`plan::small_count`]), and trees whose first rows, expanded
-    /// into prefixes, reach the last row. An error when none is usable.
+    /// The GPU: an error ([`Error::NoGpu`]) where none is usable, before any board is
+    /// counted. Boards the planner counts at once (trees under its small-tree bound, and
+    /// trees whose first rows, expanded into prefixes, reach the last row) are counted on
+    /// the CPU, where they are planned.
     Gpu,
+}
+
+impl Backend {
+    /// Every backend's name, as `FromStr` reads them.
+    pub const NAMES: [&'static str; 3] = ["auto", "cpu", "gpu"];
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(Backend::NAMES[*self as usize])
+    }
+}
+
+impl FromStr for Backend {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Backend, Error> {
+        match text {
+            "auto" => Ok(Backend::Auto),
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            _ => Err(Error::BadOption(format!("{text:?} is not a backend: auto, cpu or gpu"))),
+        }
+    }
 }
 
 /// How to solve every board of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Which counter to use.
-    pub backend: BackendChoice,
+    pub backend: Backend,
     /// How the CPU hands out prefixes.
     pub schedule: Schedule,
     /// Skip orientation and symmetry (for testing and timing).
@@ -56,50 +91,39 @@ pub struct Options {
     /// Prefixes to aim for on the GPU; [`crate::gpu::prefix_target`] of the estimated tree when `None`.
     pub gpu_prefixes: Option<usize>,
     /// Hand the GPU driver's teardown to a child process once the GPU is open (see
-    /// [`Gpu::hand_over_teardown`]): for a process that exits without dropping its solver.
+    /// [`crate::gpu::Gpu::hand_over_teardown`]): for a process that exits without dropping
+    /// its solver.
     pub quick_exit: bool,
 }
 
-/// Why a board was not solved.
-#[derive(Debug)]
-pub enum SolveError {
-    /// Cancelled by the user.
-    Interrupted,
-    /// `--backend gpu` and no usable GPU, or the GPU failed.
-    Gpu(GpuError),
-    /// A finished unit could not be recorded (see [`Part::record`]).
-    Record(io::Error),
+/// What a count covers of a case: all of it, or one shard of a split into several (the
+/// same on every machine: see [`crate::split`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Whole,
+    Shard(Shard),
 }
 
-impl fmt::Display for SolveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Scope {
+    /// The shard it is, as records and checkpoints name it: the whole case is shard 0 of 1.
+    pub fn shard(self) -> Shard {
         match self {
-            SolveError::Interrupted => f.write_str("interrupted"),
-            SolveError::Gpu(e) => e.fmt(f),
-            SolveError::Record(e) => write!(f, "cannot record a finished unit: {e}"),
+            Scope::Whole => Shard { index: 0, count: 1 },
+            Scope::Shard(shard) => shard,
         }
     }
 }
 
-impl std::error::Error for SolveError {}
-
-impl From<Interrupted> for SolveError {
-    fn from(_: Interrupted) -> Self {
-        SolveError::Interrupted
+impl From<Interrupted> for Error {
+    fn from(_: Interrupted) -> Error {
+        Error::Interrupted
     }
 }
 
-impl From<GpuCountError> for SolveError {
-    fn from(e: GpuCountError) -> Self {
-        match e {
-            GpuCountError::Interrupted => SolveError::Interrupted,
-            GpuCountError::Gpu(e) => SolveError::Gpu(e),
-            GpuCountError::Record(e) => SolveError::Record(e),
-        }
-    }
-}
-
-/// Solves boards one after another with fixed options.
+/// Solves boards one after another with fixed options: prepares a case (plans a board and
+/// finds the prefixes a count of it takes), counts a part of a prepared case, or counts a
+/// board whole. A count that is written down as it goes prepares its case and counts it;
+/// one that is not solves the board.
 pub struct Solver {
     options: Options,
     gpu: Opener,
@@ -107,89 +131,69 @@ pub struct Solver {
     /// The last board split for shards, with its plan and split, for the next of its
     /// shards.
     last_split: Option<(Board, Plan, Split)>,
-    /// Whether the run ends after the board counted next (see [`Solver::expect_end`]).
-    ends: bool,
 }
 
 impl Solver {
-    /// A solver; with `--backend gpu`, the GPU starts opening in the background at once.
+    /// A solver; with `Backend::Gpu`, the GPU starts opening in the background at once.
     pub fn new(options: Options) -> Solver {
         let mut gpu = Opener::new(options.devices.clone(), options.quick_exit);
-        if options.backend == BackendChoice::Gpu {
+        if options.backend == Backend::Gpu {
             gpu.start();
         }
-        Solver { options, gpu, auto: Auto::default(), last_split: None, ends: false }
+        Solver { options, gpu, auto: Auto::default(), last_split: None }
     }
 
-    /// The GPU, waiting for it to open if need be; an error when none is usable.
-    pub fn gpu(&mut self) -> Result<&Gpu, GpuError> {
-        self.gpu.wait()
+    /// With `Backend::Gpu`, waits for the GPU to open: an error when none is usable. With
+    /// the other backends, nothing to wait for.
+    pub fn gpu_ready(&mut self) -> Result<(), Error> {
+        match self.options.backend {
+            Backend::Gpu => self.gpu.wait().map(|_| ()).map_err(Error::NoGpu),
+            Backend::Auto | Backend::Cpu => Ok(()),
+        }
     }
 
     /// For `auto`: `board` will be counted later, after those before it. If it may need the
     /// GPU, or it and the boards before it would together save more than the GPU's opening
     /// on it, the GPU starts opening in the background now, so that its start-up overlaps
     /// the boards before it.
-    pub fn expect(&mut self, board: &Board) {
-        if self.options.backend == BackendChoice::Auto
-            && auto::may_need_a_gpu(board.n()) && self.gpu.is_idle() && plan::small_count(board).is_none() {
+    pub fn look_ahead(&mut self, board: &Board) {
+        if self.options.backend == Backend::Auto
+            && auto::may_need_a_gpu(board.n())
+            && self.gpu.is_idle()
+            && plan::small_count(board).is_none()
+        {
             let cut = if self.options.no_symmetry { 1.0 } else { plan::planning_cut(board) };
             self.auto.expect(&mut self.gpu, board, &Plan::as_is(board), cut);
         }
     }
 
-    /// Says whether the run ends once the board counted next is counted. Then `auto` does
-    /// not race a GPU that is still opening: the process cannot end before the opening does,
-    /// and a race would only slow it.
-    pub fn expect_end(&mut self, ends: bool) {
-        self.ends = ends;
-    }
-
-    /// Counts the solutions of `board`, all of them.
-    pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
-        match self.solve_small(board) {
-            Some(report) => Ok(report),
-            None => self.solve_planned(board, ctl),
+    /// Counts all of `board`: at once if its whole tree is small (see
+    /// [`plan::small_count`]), with no planning, prefixes or thread pool, whatever the
+    /// backend, since the probe that finds it small has counted it; else planned, on the
+    /// backend the options and the board call for. `ends` says whether the run ends once
+    /// this board is counted (see [`Solver::count`]).
+    pub fn solve(&mut self, board: &Board, ends: bool, ctl: &Control) -> Result<Report, Error> {
+        self.gpu_ready()?;
+        if let Some(report) = small(board) {
+            return Ok(report);
         }
+        let case = self.prepare(board, Scope::Whole);
+        self.count(board, &case, &Part::all_of(&case), ends, ctl)
     }
 
-    /// Counts `board` at once if its whole tree is small (see [`plan::small_count`]), with
-    /// no planning, prefixes or thread pool, whatever the backend: the planner has counted
-    /// it by the time it would be sent anywhere. `None` for a larger board.
-    pub fn solve_small(&mut self, board: &Board) -> Option<Report> {
-        let started = Instant::now();
-        let (count, nodes) = plan::small_count(board)?;
-        let mut report = Report::small(board);
-        report.count = u128::from(count);
-        report.nodes = u128::from(nodes);
-        report.elapsed = started.elapsed();
-        report.plan_time = report.elapsed;
-        Some(report)
-    }
-
-    /// Counts all of `board`, planned, on the backend the options and the board call for:
-    /// [`Solver::solve`] for a board [`Solver::solve_small`] does not count.
-    pub fn solve_planned(&mut self, board: &Board, ctl: &Control) -> Result<Report, SolveError> {
-        let started = Instant::now();
-        let case = Case::whole(self.plan(board, 1), false, false, started);
-        self.count(board, &case, &Part::all_of(&case), ctl)
-    }
-
-    /// Plans all of `board` for a count recorded unit by unit (see [`Part::record`]): as a
-    /// plain count plans it, its prefixes estimated and fingerprinted.
-    pub fn prepare_whole(&mut self, board: &Board) -> Case {
+    /// Plans `scope` of `board` and finds the prefixes a count of it takes, the same on
+    /// every machine for the same board, options and scope. The whole case is planned as
+    /// a plain count plans it; a shard, by the split (see [`crate::split`]), estimated for
+    /// units of work and the progress bar, a board too small to split lying whole in shard
+    /// 0. With `auto`, the GPU starts opening in the background as soon as an estimate says
+    /// the count may need it.
+    pub fn prepare(&mut self, board: &Board, scope: Scope) -> Case {
         let started = Instant::now();
         let small = plan::small_count(board).is_some();
-        Case::whole(self.plan(board, 1), true, small, started)
-    }
-
-    /// Plans `board` and finds the prefixes of its shard `shard` (see [`crate::split`]),
-    /// the same on every machine, estimated for units of work and the progress bar. A
-    /// board too small to split lies whole in shard 0. With `auto`, the GPU starts opening
-    /// in the background if the shard may need it.
-    pub fn prepare(&mut self, board: &Board, shard: Shard) -> Case {
-        let started = Instant::now();
-        let small = plan::small_count(board).is_some();
+        let shard = match scope {
+            Scope::Whole => return Case::whole(self.plan(board, 1), small, started),
+            Scope::Shard(shard) => shard,
+        };
         let (plan, split) = match self.last_split.take() {
             Some((b, plan, split)) if b == *board && split.shards() == shard.count => (plan, split),
             _ if small => {
@@ -211,7 +215,7 @@ impl Solver {
     /// The plan to count `board` by, over `shards` shards; with `auto`, the GPU starts
     /// opening in the background as soon as an estimate says a shard may need it.
     fn plan(&mut self, board: &Board, shards: usize) -> Plan {
-        let auto = self.options.backend == BackendChoice::Auto;
+        let auto = self.options.backend == Backend::Auto;
         let mut expect = |plan: &Plan, cut| {
             if auto {
                 auto::open_if_needed(&mut self.gpu, plan, cut, shards);
@@ -229,8 +233,11 @@ impl Solver {
     }
 
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
-    /// the options and the board call for.
-    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ctl: &Control) -> Result<Report, SolveError> {
+    /// the options and the board call for. `ends` says whether the run ends once this count
+    /// is done: then `auto` does not race a GPU that is still opening, since the process
+    /// cannot end before the opening does, and a race would only slow it.
+    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ends: bool, ctl: &Control) -> Result<Report, Error> {
+        self.gpu_ready()?;
         let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
@@ -238,12 +245,12 @@ impl Solver {
         // that reach the last row are each a solution already.
         let planned_whole = case.small || job.prefixes.depth >= case.plan.n;
         match self.options.backend {
-            BackendChoice::Gpu if !planned_whole => {
+            Backend::Gpu if !planned_whole => {
                 let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
-                planned.count(self.gpu.wait().map_err(SolveError::Gpu)?, &job, ctl, &mut report)?;
+                planned.count(self.gpu.wait().map_err(Error::NoGpu)?, &job, ctl, &mut report)?;
             }
-            BackendChoice::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), self.ends, ctl, &mut report)?,
-            BackendChoice::Cpu | BackendChoice::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
+            Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ends, ctl, &mut report)?,
+            Backend::Cpu | Backend::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
         report.gpu_open = report.kernel_time.and(self.gpu.timing(case.started));
         report.count += part.counted_before.solutions;
@@ -254,6 +261,20 @@ impl Solver {
         ctl.end();
         Ok(report)
     }
+}
+
+/// The report of `board` counted at once, if its whole tree is small (see
+/// [`plan::small_count`]): no solver, plan or thread pool needed. `None` for a larger
+/// board.
+pub fn small(board: &Board) -> Option<Report> {
+    let started = Instant::now();
+    let (count, nodes) = plan::small_count(board)?;
+    let mut report = Report::small(board);
+    report.count = u128::from(count);
+    report.nodes = u128::from(nodes);
+    report.elapsed = started.elapsed();
+    report.plan_time = report.elapsed;
+    Some(report)
 }
 
 #[cfg(test)]
@@ -267,37 +288,61 @@ mod tests {
     #[test]
     fn small_boards_never_open_the_gpu_and_big_ones_do() {
         let mut solver = Solver::new(Options::default());
-        solver.solve(&Board::empty(12).unwrap(), &Control::default()).unwrap();
+        solver.solve(&Board::empty(12).unwrap(), false, &Control::default()).unwrap();
         assert!(solver.gpu.is_idle());
-        solver.expect(&Board::empty(19).unwrap());
+        solver.look_ahead(&Board::empty(19).unwrap());
         assert!(!solver.gpu.is_idle());
-        let forced = Solver::new(Options { backend: BackendChoice::Gpu, ..Options::default() });
+        let forced = Solver::new(Options { backend: Backend::Gpu, ..Options::default() });
         assert!(!forced.gpu.is_idle());
     }
 
     #[test]
-    fn a_recorded_whole_case_is_planned_as_a_plain_count_plans_it() {
-        // What a resumed run re-derives is a plain plan and its blocks' estimates, not a split.
+    fn the_whole_case_is_planned_one_way_and_estimated_on_request() {
+        // A count written down unit by unit and a plain count take the same prefixes.
         let board = Board::empty(13).unwrap();
-        let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
-        let recorded = solver.prepare_whole(&board);
-        let plain = Case::whole(solver.plan(&board, 1), false, false, Instant::now());
+        let mut solver = Solver::new(Options { backend: Backend::Cpu, ..Options::default() });
+        let mut recorded = solver.prepare(&board, Scope::Whole);
+        let plain = solver.prepare(&board, Scope::Whole);
+        recorded.estimate();
         assert_eq!(recorded.base.items, plain.base.items);
         assert!(recorded.roots.is_empty() && recorded.estimated && !plain.estimated);
         assert_eq!(recorded.work().len(), recorded.base.items.len());
         assert_eq!(recorded.fingerprint.len(), 64);
-        assert_eq!(recorded.prefixes_fingerprint(), solver.prepare_whole(&board).prefixes_fingerprint());
-        assert_ne!(recorded.fingerprint, solver.prepare_whole(&Board::empty(12).unwrap()).fingerprint);
+        assert_eq!(recorded.prefixes_fingerprint(), plain.prefixes_fingerprint());
+        assert_ne!(recorded.fingerprint, solver.prepare(&Board::empty(12).unwrap(), Scope::Whole).fingerprint);
+        // Shard 0 of 1 is a split's, which a whole case is not.
+        assert_ne!(solver.prepare(&board, Scope::Shard(Shard { index: 0, count: 1 })).fingerprint, plain.fingerprint);
+    }
+
+    #[test]
+    fn the_gpu_backend_without_a_gpu_fails_before_any_board() {
+        let mut solver = Solver::new(Options { backend: Backend::Gpu, ..Options::default() });
+        if solver.gpu_ready().is_ok() {
+            return eprintln!("NOT APPLICABLE the_gpu_backend_without_a_gpu_fails_before_any_board: a GPU is usable here");
+        }
+        // Even a board the planner counts at once, which the GPU would never see.
+        let board = Board::empty(8).unwrap();
+        assert!(matches!(solver.solve(&board, false, &Control::default()), Err(Error::NoGpu(_))));
+        let case = solver.prepare(&board, Scope::Whole);
+        assert!(matches!(solver.count(&board, &case, &Part::all_of(&case), false, &Control::default()), Err(Error::NoGpu(_))));
+    }
+
+    #[test]
+    fn backends_read_back_what_they_write() {
+        for backend in [Backend::Auto, Backend::Cpu, Backend::Gpu] {
+            assert_eq!(backend.to_string().parse::<Backend>().unwrap(), backend);
+        }
+        assert!(matches!("GPU".parse::<Backend>(), Err(Error::BadOption(why)) if why.contains("auto, cpu or gpu")));
     }
 
     #[test]
     fn shards_add_up_to_the_whole_and_units_are_recorded_once() {
         let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 13 != 0).unwrap();
-        let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, ..Options::default() });
-        let whole = solver.solve(&board, &Control::default()).unwrap().count;
+        let mut solver = Solver::new(Options { backend: Backend::Cpu, ..Options::default() });
+        let whole = solver.solve(&board, false, &Control::default()).unwrap().count;
         let mut sum = 0;
         for index in 0..5 {
-            let case = solver.prepare(&board, Shard { index, count: 5 });
+            let case = solver.prepare(&board, Scope::Shard(Shard { index, count: 5 }));
             let recorded = Mutex::new(Vec::new());
             let record = |u: &Unit, t: Tally, _: f64| {
                 recorded.lock().unwrap().push((u.clone(), t));
@@ -311,7 +356,7 @@ mod tests {
                 device_seconds_before: 0.0,
                 record: Some(&record),
             };
-            let report = solver.count(&board, &case, &part, &Control::default()).unwrap();
+            let report = solver.count(&board, &case, &part, false, &Control::default()).unwrap();
             let recorded = recorded.into_inner().unwrap();
             assert_eq!(recorded.iter().map(|(_, t)| t.solutions).sum::<u128>(), report.count);
             assert_eq!(recorded.iter().map(|(u, _)| u.len()).sum::<usize>(), selection.len());

@@ -27,11 +27,6 @@ pub struct Shard {
     pub count: usize,
 }
 
-impl Shard {
-    /// The whole case: one shard of one.
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
-}
-
 /// The shards one run counts, each of every case: some of `count`, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shards {

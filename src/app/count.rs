@@ -15,16 +15,17 @@ use super::dry_run;
 use super::read_ahead::ReadAhead;
 use super::{Config, Counting, Failure, Input, Outcome, Sink, Stop};
 use crate::board::Board;
-use crate::checkpoint::{CaseShard, Checkpoint, CheckpointError, Resume};
+use crate::checkpoint::{CaseShard, Checkpoint, Resume};
 use crate::control::Control;
+use crate::error::Error;
 use crate::parts::provenance::{self, Provenance};
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
-use crate::solve::{self, BackendChoice, Part, Report, SolveError, Solver};
+use crate::solve::{self, Part, Report, Scope, Solver};
 use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
-use crate::work::{self, Shard, Unit};
+use crate::work::{self, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
 /// what fails in `outcome`.
@@ -49,8 +50,15 @@ pub(super) fn run<O: Write, E: Write>(
             return;
         }
     };
+    // --backend gpu and no usable GPU: no answer at all, since the GPU was asked for.
+    if !counting.dry_run {
+        if let Err(e) = solver.gpu_ready() {
+            sink.say(format_args!("--backend gpu: {e}"));
+            return outcome.note(Failure::of(&e, ctl));
+        }
+    }
     let provenance = Provenance::of_this_process();
-    let mut counter = Counter { config, counting, checkpoint, solver, ctl, provenance };
+    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
@@ -59,30 +67,23 @@ pub(super) fn run<O: Write, E: Write>(
                 Err(e) => {
                     sink.say(format_args!("{}: {e}", path.display()));
                     outcome.note(Failure::BadInput);
-                    if let Err(stop) = counter.end(index, input, 0, Some(e.to_string()), sink) {
+                    if let Err(stop) = run.end(index, input, 0, Some(e.to_string()), sink) {
                         return outcome.stopped(stop);
                     }
                     continue;
                 }
             },
         };
-        match counter.input(index, input, reader, sink) {
+        match run.input(index, input, reader, sink) {
             Ok(true) => {}
             Ok(false) => outcome.note(Failure::BadInput),
             Err(stop) => return outcome.stopped(stop),
         }
     }
-    // Asked for the GPU and never needed it (no boards): still say when there is none.
-    if config.solve.backend == BackendChoice::Gpu && !counting.dry_run {
-        if let Err(e) = counter.solver.gpu() {
-            sink.say(format_args!("--backend gpu: {e}"));
-            outcome.note(Failure::Gpu);
-        }
-    }
 }
 
-/// What counting a case needs besides the case.
-struct Counter<'a> {
+/// A counting run: what counting a case needs besides the case.
+struct Run<'a> {
     config: &'a Config,
     /// What the run asks for besides the count: shards, unique counts, a dry run, solutions.
     counting: &'a Counting,
@@ -135,13 +136,7 @@ impl Counted {
     }
 }
 
-/// Why a case was not counted.
-enum CaseError {
-    Solve(SolveError),
-    Checkpoint(CheckpointError),
-}
-
-impl Counter<'_> {
+impl Run<'_> {
     /// Answers every case of input `index`; `Ok(false)` when it held bad input (reported).
     fn input<O: Write, E: Write>(
         &mut self,
@@ -160,7 +155,7 @@ impl Counter<'_> {
             }
             let Some(board) = boards.next() else { break };
             for later in boards.newly_queued() {
-                self.solver.expect(later);
+                self.solver.look_ahead(later);
             }
             let board = match board {
                 Ok(b) => b,
@@ -171,73 +166,84 @@ impl Counter<'_> {
                 }
             };
             cases += 1;
+            let scopes: Vec<Scope> = self.counting.shards.as_ref().map_or(vec![Scope::Whole], |s| s.iter().map(Scope::Shard).collect());
             if self.counting.dry_run {
-                for shard in self.counting.shards.as_ref().map_or(vec![Shard::WHOLE], |s| s.iter().collect()) {
-                    let case = self.solver.prepare(&board, shard);
+                for &scope in &scopes {
+                    let mut case = self.solver.prepare(&board, scope);
+                    case.estimate();
                     sink.line(&dry_run::line(index, &name, cases, &board, &case))?;
                 }
                 continue;
             }
             // Nothing after the last board of the last input: auto need not race its opening GPU.
             let last = index + 1 == self.config.inputs.len() && boards.at_end();
-            let shards: Vec<Option<Shard>> = self.counting.shards.as_ref().map_or(vec![None], |s| s.iter().map(Some).collect());
-            for (i, &shard) in shards.iter().enumerate() {
-                self.solver.expect_end(last && i + 1 == shards.len());
-                self.answer_case(index, &name, cases, &board, shard, sink)?;
+            for (i, &scope) in scopes.iter().enumerate() {
+                let ends = last && i + 1 == scopes.len();
+                self.answer_case(index, &name, (cases, &board), scope, ends, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;
         Ok(true)
     }
 
-    /// Counts case `case` of input `index` (named `name`), `board`, all of it or its shard
-    /// `shard`, and writes its answer or part record; says its warnings and statistics.
+    /// Counts `scope` of case `case` of input `index` (named `name`), `board`, and writes its
+    /// answer or part record; says its warnings and statistics. `ends` says whether the run
+    /// ends once it is counted.
     fn answer_case<O: Write, E: Write>(
         &mut self,
         index: usize,
         name: &str,
-        case: usize,
-        board: &Board,
-        shard: Option<Shard>,
+        (case, board): (usize, &Board),
+        scope: Scope,
+        ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
-        let small = if shard.is_none() && self.checkpoint.is_none() { self.solver.solve_small(board) } else { None };
+        let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
         let counted = match small {
             Some(report) => Ok(Counted::plain(report)),
             None => {
                 // A count that may take a while: the answers before it go out first.
                 sink.flush()?;
-                let label = shard.map_or(format!("case {case}"), |s| format!("case {case}, shard {}/{}", s.index, s.count));
+                let label = match scope {
+                    Scope::Whole => format!("case {case}"),
+                    Scope::Shard(s) => format!("case {case}, shard {}/{}", s.index, s.count),
+                };
                 let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
-                self.case(index, case, board, shard)
+                self.case(index, (case, board), scope, ends)
             }
         };
         let counted = match counted {
             Ok(counted) => counted,
-            Err(e) => return Err(self.failed(e, name, case, sink)),
+            Err(e) => {
+                if !matches!(e, Error::Interrupted) {
+                    let gpu = if matches!(e, Error::NoGpu(_) | Error::Gpu(_)) { "--backend gpu: " } else { "" };
+                    sink.say(format_args!("{gpu}{name}: case {case}: {e}"));
+                }
+                return Err(Stop::Failed(Failure::of(&e, self.ctl)));
+            }
         };
         for warning in counted.report.iter().flat_map(|r| &r.warnings) {
             sink.say(format_args!("warning: {warning}"));
         }
-        let line = match self.answer(index, name, case, board, shard, &counted) {
-            Ok(line) => line,
-            Err(problem) => {
-                sink.say(format_args!("{name}: case {case}: {problem}"));
-                return Err(Stop::Failed(Failure::BadInput));
-            }
+        let Some(line) = self.answer(index, name, (case, board), scope, &counted) else {
+            sink.say(format_args!("{name}: case {case}: {}", unique::mismatch()));
+            return Err(Stop::Failed(Failure::BadInput));
         };
         sink.line(&line)?;
         if let Some(c) = &self.checkpoint {
-            let at = CaseShard { input: index, case, board: counted.board.clone(), shard: shard.unwrap_or(Shard::WHOLE) };
+            let at = CaseShard { input: index, case, board: counted.board.clone(), shard: scope.shard() };
             if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, counted.backend()) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
         }
-        if let (Some(listing), None) = (self.counting.solutions, shard) {
+        if let (Some(listing), Scope::Whole) = (self.counting.solutions, scope) {
             listing.list(board, counted.tally.solutions, (name, case), (self.ctl, self.config.progress), sink)?;
         }
-        let which = shard.map_or(String::new(), |s| format!(" shard {}/{}:", s.index, s.count));
+        let which = match scope {
+            Scope::Whole => String::new(),
+            Scope::Shard(s) => format!(" shard {}/{}:", s.index, s.count),
+        };
         match &counted.report {
             Some(r) if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} {r}")),
             None if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} counted by an earlier run (checkpoint)")),
@@ -247,24 +253,16 @@ impl Counter<'_> {
     }
 
     /// The line that answers case `case` of input `index` (named `name`), `board`, counted
-    /// as `counted`: its answer, or with `--shard` its part record; with `--unique`, with
-    /// what that needs. An error if the unique count fails its check.
-    fn answer(
-        &self,
-        index: usize,
-        name: &str,
-        case: usize,
-        board: &Board,
-        shard: Option<Shard>,
-        counted: &Counted,
-    ) -> Result<String, String> {
+    /// as `counted`: its answer, or for a shard its part record; with `--unique`, with what
+    /// that needs. None if the unique count fails its check.
+    fn answer(&self, index: usize, name: &str, (case, board): (usize, &Board), scope: Scope, counted: &Counted) -> Option<String> {
         // Counted by shard 0 alone, so that a merge adds them once.
-        let fixed = (self.counting.unique && shard.is_none_or(|s| s.index == 0)).then(|| unique::fixed(board));
-        let Some(shard) = shard else {
+        let fixed = (self.counting.unique && scope.shard().index == 0).then(|| unique::fixed(board));
+        let Scope::Shard(shard) = scope else {
             let total = counted.tally.solutions;
             return match fixed {
-                None => Ok(answer_line(case, total)),
-                Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")).ok_or_else(unique::mismatch),
+                None => Some(answer_line(case, total)),
+                Some(f) => f.unique(total).map(|u| format!("Case {case}: {total} (unique {u})")),
             };
         };
         let backend = counted.backend().unwrap_or("checkpoint").to_string();
@@ -302,55 +300,34 @@ impl Counter<'_> {
             device_seconds: Some(counted.device_seconds),
             digest: IgnoredAny,
         };
-        Ok(Record::Case(Box::new(record)).to_line().trim_end().to_string())
+        Some(Record::Case(Box::new(record)).to_line().trim_end().to_string())
     }
 
-    /// Reports why case `case` of input `name` was not counted; how the run stops.
-    fn failed<O: Write, E: Write>(&self, e: CaseError, name: &str, case: usize, sink: &mut Sink<'_, O, E>) -> Stop {
-        let failure = match e {
-            CaseError::Solve(SolveError::Interrupted) => return Stop::Failed(Failure::Signal(self.ctl.signal().unwrap_or(2))),
-            CaseError::Solve(SolveError::Gpu(e)) => {
-                sink.say(format_args!("--backend gpu: {name}: case {case}: {e}"));
-                return Stop::Failed(Failure::Gpu);
-            }
-            CaseError::Solve(e @ SolveError::Record(_)) => {
-                sink.say(format_args!("{name}: case {case}: {e}"));
-                Failure::Output
-            }
-            CaseError::Checkpoint(e) => {
-                sink.say(format_args!("{name}: case {case}: {e}"));
-                Failure::BadInput
-            }
-        };
-        Stop::Failed(failure)
-    }
-
-    /// Counts case `case` of input `index` (all of it, or its shard `shard`), skipping what
-    /// the checkpoint holds: its tally, and the report of this run's count (none when the
-    /// checkpoint held the whole case).
-    fn case(&mut self, index: usize, case: usize, board: &Board, shard: Option<Shard>) -> Result<Counted, CaseError> {
+    /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
+    /// holds: its tally, and the report of this run's count (none when the checkpoint held
+    /// all of it). `ends` says whether the run ends once it is counted.
+    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope, ends: bool) -> Result<Counted, Error> {
         let started = SystemTime::now();
-        if shard.is_none() && self.checkpoint.is_none() {
-            return Ok(Counted::plain(self.solver.solve_planned(board, self.ctl).map_err(CaseError::Solve)?));
+        if scope == Scope::Whole && self.checkpoint.is_none() {
+            let prepared = self.solver.prepare(board, scope);
+            return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
         }
-        let at = CaseShard { input: index, case, board: work::sha256(board.to_text().as_bytes()), shard: shard.unwrap_or(Shard::WHOLE) };
+        let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };
         let resume = match &self.checkpoint {
-            Some(c) => c.resume(&at).map_err(CaseError::Checkpoint)?,
+            Some(c) => c.resume(&at).map_err(|e| Error::Checkpoint(e.0))?,
             None => Resume::Fresh,
         };
         if let Resume::Done { plan, tally, device_seconds, backend } = resume {
             return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed: backend });
         }
-        // A whole case is planned as a plain run plans it; a shard, by the split.
-        let prepared = match shard {
-            Some(shard) => self.solver.prepare(board, shard),
-            None => self.solver.prepare_whole(board),
-        };
+        let mut prepared = self.solver.prepare(board, scope);
+        // Units are cut by estimated work.
+        prepared.estimate();
         let all = prepared.all();
         let (done, counted_before, device_seconds_before) = match resume {
             Resume::Partial { plan, ranges, tally, device_seconds } => {
                 let c = self.checkpoint.as_ref().expect("a partial case comes from a checkpoint");
-                c.check_partial(&plan, &prepared.prefixes_fingerprint(), &ranges, &all).map_err(CaseError::Checkpoint)?;
+                c.check_partial(&plan, &prepared.prefixes_fingerprint(), &ranges, &all).map_err(|e| Error::Checkpoint(e.0))?;
                 (ranges, tally, device_seconds)
             }
             Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default(), 0.0),
@@ -364,7 +341,7 @@ impl Counter<'_> {
         // Units are recorded, and so cut, only where a checkpoint keeps them.
         let record = self.checkpoint.as_ref().map(|_| &record as solve::RecordUnit<'_>);
         let part = Part { selection: all.without(&done), counted_before, work_before, device_seconds_before, record };
-        let report = self.solver.count(board, &prepared, &part, self.ctl).map_err(CaseError::Solve)?;
+        let report = self.solver.count(board, &prepared, &part, ends, self.ctl)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
         let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
         let device_seconds = report.device_seconds;

@@ -63,7 +63,7 @@ pub(super) fn line(input: usize, file: &str, case: usize, board: &Board, planned
         file,
         case,
         n: board.n(),
-        board: work::sha256(board.to_text().as_bytes()),
+        board: work::sha256(board.to_string().as_bytes()),
         plan: &planned.fingerprint,
         shard: planned.shard.index,
         shards: planned.shard.count,

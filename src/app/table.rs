@@ -10,7 +10,8 @@ use super::{Config, Failure, Outcome, Sink};
 use crate::board::Board;
 use crate::control::Control;
 use crate::progress::Progress;
-use crate::solve::{SolveError, Solver};
+use crate::error::Error;
+use crate::solve::Solver;
 use crate::unique;
 
 /// The widths of the table's columns: n, total, unique, seconds.
@@ -35,14 +36,15 @@ pub(super) fn run<O: Write, E: Write>(
         let started = Instant::now();
         let report = {
             let _bar = Progress::start(Arc::clone(ctl), format!("n={n}"), config.progress);
-            solver.solve(&board, ctl)
+            solver.solve(&board, false, ctl)
         };
         let report = match report {
             Ok(r) => r,
-            Err(SolveError::Interrupted) => return outcome.note(Failure::Signal(ctl.signal().unwrap_or(2))),
             Err(e) => {
-                sink.say(format_args!("n={n}: {e}"));
-                return outcome.note(if matches!(e, SolveError::Gpu(_)) { Failure::Gpu } else { Failure::Output });
+                if !matches!(e, Error::Interrupted) {
+                    sink.say(format_args!("n={n}: {e}"));
+                }
+                return outcome.note(Failure::of(&e, ctl));
             }
         };
         let Some(unique) = unique::fixed(&board).unique(report.count) else {

@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 use super::backend::{self, GpuPlan};
 use super::case::Job;
 use super::opener::Opener;
-use super::{Options, Report, SolveError};
+use super::{Options, Report};
 use crate::board::Board;
 use crate::control::Control;
 use crate::cpu::{self, Schedule};
-use crate::gpu::{self, GpuCountError, GpuError};
+use crate::error::Error;
+use crate::gpu::{self, GpuError};
 use crate::plan::Plan;
 use gain::{saving, Gain};
 use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
@@ -131,7 +132,7 @@ impl Auto {
         ends: bool,
         ctl: &Control,
         report: &mut Report,
-    ) -> Result<(), SolveError> {
+    ) -> Result<(), Error> {
         let choice = self.choose(gpu, job, ends, &mut report.warnings);
         let gpu_seconds = || gpu::BOARD_SECONDS + job.nodes() / gpu::NODES_PER_SECOND;
         if choice == Choice::Race && race_on_cpu(gpu, options.schedule, job, gpu_seconds(), ctl, report)? {
@@ -141,11 +142,11 @@ impl Auto {
             match self.count_on_gpu(gpu, options, job, ctl, report) {
                 Ok(true) => return Ok(()),
                 Ok(false) => {}
-                Err(GpuCountError::Gpu(e)) => {
+                Err(Error::Gpu(e) | Error::NoGpu(e)) => {
                     report.warnings.push(format!("the GPU failed, counting on the CPU instead: {e}"));
                     gpu.failed(e);
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
         }
         let started = Instant::now();
@@ -194,12 +195,12 @@ impl Auto {
         job: &Job<'_>,
         ctl: &Control,
         report: &mut Report,
-    ) -> Result<bool, GpuCountError> {
+    ) -> Result<bool, Error> {
         let planned = GpuPlan::new(job, options.gpu_prefixes, report);
         if !self.gpu_opened(gpu, &mut report.warnings) {
             return Ok(false);
         }
-        planned.count(gpu.wait()?, job, ctl, report)?;
+        planned.count(gpu.wait().map_err(Error::NoGpu)?, job, ctl, report)?;
         Ok(true)
     }
 
@@ -231,7 +232,7 @@ fn race_on_cpu(
     gpu_seconds: f64,
     ctl: &Control,
     report: &mut Report,
-) -> Result<bool, SolveError> {
+) -> Result<bool, Error> {
     let Some(opened) = gpu.outcome() else { return Ok(false) };
     let finished = AtomicBool::new(false);
     let started = Instant::now();
@@ -265,7 +266,7 @@ fn race_on_cpu(
     let gave_way = ctl.gave_way();
     match counted {
         Ok(()) => Ok(true),
-        Err(SolveError::Interrupted) if gave_way => {
+        Err(Error::Interrupted) if gave_way => {
             (report.count, report.nodes) = (0, 0);
             Ok(false)
         }
@@ -278,10 +279,9 @@ mod tests {
     use std::sync::{Arc, OnceLock};
 
     use super::super::opener::State;
-    use super::super::{BackendChoice, Part, Solver};
+    use super::super::{Backend, Part, Scope, Solver};
     use super::*;
     use crate::board::Board;
-    use crate::work::Shard;
 
     /// An opener that says, after `after`, that the GPU opened (`said`), though its thread
     /// then finds no device; and the cell it says it in.
@@ -305,7 +305,7 @@ mod tests {
     fn auto_counts_on_the_cpu_when_the_gpu_it_waited_for_fails_to_open() {
         let board = Board::empty(10).unwrap();
         let mut solver = Solver::new(Options::default());
-        let case = solver.prepare(&board, Shard::WHOLE);
+        let case = solver.prepare(&board, Scope::Whole);
         let part = Part::all_of(&case);
         let job = Job::new(&case, &part);
         let (mut gpu, _) = opening(Duration::ZERO, Some(false));
@@ -319,13 +319,13 @@ mod tests {
     #[test]
     fn a_board_started_on_the_cpu_gives_way_once_the_gpu_opens_and_is_still_counted() {
         let board = Board::empty(16).unwrap();
-        let cpu = Options { backend: BackendChoice::Cpu, ..Options::default() };
-        let want = Solver::new(cpu).solve(&board, &Control::default()).unwrap().count;
+        let cpu = Options { backend: Backend::Cpu, ..Options::default() };
+        let want = Solver::new(cpu).solve(&board, false, &Control::default()).unwrap().count;
         // Whether the GPU opened, its time for the board (none: it would count it at once;
         // forever), and whether the CPU should give way.
         for (said, gpu_seconds, gave_way) in [(true, 0.0, true), (true, f64::INFINITY, false), (false, 0.0, false)] {
             let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
-            let case = solver.prepare(&board, Shard::WHOLE);
+            let case = solver.prepare(&board, Scope::Whole);
             let (gpu, cell) = opening(Duration::ZERO, None);
             let part = Part::all_of(&case);
             let job = Job::new(&case, &part);

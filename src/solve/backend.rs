@@ -6,16 +6,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::case::Job;
-use super::{Report, SolveError};
+use super::Report;
 use crate::control::Control;
 use crate::cpu::{self, Schedule};
-use crate::gpu::{self, Card, Gpu, GpuCountError, Units};
+use crate::error::Error;
+use crate::gpu::{self, Card, Gpu, Units};
 use crate::prefix::{self, Deeper};
 use crate::tally::Tally;
 
 /// Counts `job` on the CPU's pool with `schedule`, one unit at a time, recording each as it
 /// finishes where the job says so.
-pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, report: &mut Report) -> Result<(), SolveError> {
+pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, report: &mut Report) -> Result<(), Error> {
     let (case, part) = (job.case, job.part);
     let (plan, depth) = (&case.plan, case.base.depth);
     let units = job.units(cpu::nodes_per_second(plan, depth, rayon::current_num_threads()));
@@ -29,7 +30,7 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
         report.nodes += tally.nodes;
         report.device_seconds += seconds;
         if let Some(record) = part.record {
-            record(unit, tally, seconds).map_err(SolveError::Record)?;
+            record(unit, tally, seconds).map_err(Error::Write)?;
         }
     }
     let search = cpu::search_name(plan, depth);
@@ -71,7 +72,7 @@ impl GpuPlan {
 
     /// Counts `job` on `gpu`, one unit after another in the GPU's batches, recording each
     /// as it finishes where the job says so.
-    pub(super) fn count(&self, gpu: &Gpu, job: &Job<'_>, ctl: &Control, report: &mut Report) -> Result<(), GpuCountError> {
+    pub(super) fn count(&self, gpu: &Gpu, job: &Job<'_>, ctl: &Control, report: &mut Report) -> Result<(), Error> {
         report.gpu_wait = self.started.elapsed() - report.prefix_time;
         let (plan, roots, part) = (&job.case.plan, &*job.prefixes, job.part);
         let units = job.units(gpu::NODES_PER_SECOND);

@@ -69,8 +69,7 @@ pub struct Case {
     /// The whole case's estimated search nodes, where estimated.
     pub whole: f64,
     /// What the prefixes were made from: the split's fingerprint (see
-    /// [`Split::fingerprint`]) where the case was split, the plan's where a whole case's
-    /// units are recorded, else empty.
+    /// [`Split::fingerprint`]) where the case was split, else the plan's.
     pub fingerprint: String,
     /// The shard the prefixes are of.
     pub shard: Shard,
@@ -92,29 +91,40 @@ impl Case {
     }
 
     /// All of `plan`'s case, its first rows expanded into the CPU's prefixes, planned from
-    /// `started`. A `recorded` count (one that a checkpoint keeps unit by unit) has them
-    /// estimated, since units are cut by estimated work, and the plan's fingerprint in
-    /// `fingerprint`; a plain count has them estimated only where the case is large enough
-    /// to show progress. `small` says whether the board's whole tree is under the
-    /// small-tree bound.
-    pub(super) fn whole(plan: Plan, recorded: bool, small: bool, started: Instant) -> Case {
+    /// `started`, with the plan's fingerprint in `fingerprint`. The prefixes' work is
+    /// estimated where the case is large enough to show progress (see [`Case::estimate`]
+    /// for the others). `small` says whether the board's whole tree is under the small-tree
+    /// bound.
+    pub(super) fn whole(plan: Plan, small: bool, started: Instant) -> Case {
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
-        let estimated = recorded || plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES);
-        let work = if estimated { Blocks::estimated(&plan, &base).per_prefix() } else { Vec::new() };
-        let whole = work.iter().sum();
-        let fingerprint = if recorded { plan_fingerprint(&plan) } else { String::new() };
-        Case {
+        let fingerprint = plan_fingerprint(&plan);
+        let mut case = Case {
             plan,
             base,
             roots: Vec::new(),
-            estimated,
+            estimated: false,
             small,
-            work,
-            whole,
+            work: Vec::new(),
+            whole: 0.0,
             fingerprint,
-            shard: Shard::WHOLE,
+            shard: Shard { index: 0, count: 1 },
             started,
-            plan_time: started.elapsed(),
+            plan_time: Duration::ZERO,
+        };
+        if case.plan.expected_nodes.is_some_and(|e| e >= ESTIMATED_WORK_NODES) {
+            case.estimate();
+        }
+        case.plan_time = started.elapsed();
+        case
+    }
+
+    /// Estimates each prefix's work, if it was not: a count written down unit by unit (see
+    /// [`Part::record`]) cuts its units by estimated work.
+    pub fn estimate(&mut self) {
+        if !self.estimated {
+            self.work = Blocks::estimated(&self.plan, &self.base).per_prefix();
+            self.whole = self.work.iter().sum();
+            self.estimated = true;
         }
     }
 

@@ -10,7 +10,7 @@ use nqueen::cpu::{self, Schedule};
 use nqueen::plan::Plan;
 use nqueen::prefix;
 pub use nqueen::rng::Rng;
-use nqueen::solve::{BackendChoice, Options, Solver};
+use nqueen::solve::{Backend, Options, Solver};
 use nqueen::symmetry::Sym;
 
 /// An OEIS sequence from its file under fixtures/oeis (one `n a(n)` line per n, from 1).
@@ -76,9 +76,9 @@ pub fn oracle(board: &Board) -> u64 {
 
 /// Counts with the library on the CPU, with or without orientation and symmetry.
 pub fn count_cpu(board: &Board, no_symmetry: bool) -> u64 {
-    let options = Options { backend: BackendChoice::Cpu, no_symmetry, ..Options::default() };
+    let options = Options { backend: Backend::Cpu, no_symmetry, ..Options::default() };
     let mut solver = Solver::new(options);
-    let count = solver.solve(board, &Control::default()).expect("not cancelled").count;
+    let count = solver.solve(board, false, &Control::default()).expect("not cancelled").count;
     u64::try_from(count).expect("test boards have fewer than 2^64 solutions")
 }
 

@@ -139,7 +139,7 @@ fn the_kernel_agrees_with_the_oracle_on_random_boards() {
             used[EntryPoint::for_plan(&plan, base.depth + deeper.extra).number()] += 1;
             let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
             let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
-            assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board.to_text());
+            assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board);
         }
     }
     assert!(used.iter().all(|&u| u >= 10), "plans per entry point (plain, due, uniform): {used:?}");
@@ -167,7 +167,7 @@ fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes(
         let want = oracle(&board);
         let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
         let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
-        assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board.to_text());
+        assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board);
         checked += usize::from(want > 0);
     }
     assert!(checked >= 20, "only {checked} boards with solutions went through the uniform entry point");
@@ -187,7 +187,7 @@ fn the_kernel_counts_deep_searches_on_large_sparse_boards() {
         let want = count_plan(&plan, 1000);
         for lanes in [Lanes::Alone, Lanes::Sharing] {
             let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
-            assert_eq!(run.solutions, want, "n={n}, {lanes:?}\n{}", board.to_text());
+            assert_eq!(run.solutions, want, "n={n}, {lanes:?}\n{}", board);
         }
     }
 }

@@ -56,8 +56,8 @@ fn large_boards_with_a_planted_solution_match_the_oracle() {
         let board = Board::from_fn(n, |r, c| solution[r] == c || rng.chance(0.15)).unwrap();
         let want = oracle(&board);
         assert!(want >= 1, "n={n}: the planted solution was not counted");
-        assert_eq!(count_cpu(&board, false), want, "n={n}\n{}", board.to_text());
-        assert_eq!(count_cpu(&board, true), want, "n={n}, no symmetry\n{}", board.to_text());
+        assert_eq!(count_cpu(&board, false), want, "n={n}\n{}", board);
+        assert_eq!(count_cpu(&board, true), want, "n={n}, no symmetry\n{}", board);
     }
 }
 
@@ -67,8 +67,8 @@ proptest! {
     #[test]
     fn matches_oracle_on_random_boards(board in board_strategy()) {
         let want = oracle(&board);
-        prop_assert_eq!(count_cpu(&board, false), want, "{}", board.to_text());
-        prop_assert_eq!(count_cpu(&board, true), want, "{}", board.to_text());
+        prop_assert_eq!(count_cpu(&board, false), want, "{}", board);
+        prop_assert_eq!(count_cpu(&board, true), want, "{}", board);
     }
 
     #[test]
@@ -78,7 +78,7 @@ proptest! {
             let prefixes = prefix::expand(&plan, min);
             for schedule in [Schedule::Dynamic, Schedule::Static] {
                 let got = cpu::count(&plan, &prefixes, &[], schedule, &Control::default()).unwrap().solutions;
-                prop_assert_eq!(got, u128::from(want), "min={} {:?}\n{}", min, schedule, board.to_text());
+                prop_assert_eq!(got, u128::from(want), "min={} {:?}\n{}", min, schedule, board);
             }
         }
     }
@@ -94,7 +94,7 @@ fn matches_oracle_with_whole_rows_or_columns_blocked() {
         let density = rng.range(0, 30) as f64 / 100.0;
         let base = random_board(&mut rng, n, density);
         let board = Board::from_fn(n, |r, c| base.is_free(r, c) && if by_row { r != line } else { c != line }).unwrap();
-        assert_eq!(count_cpu(&board, false), 0, "{}", board.to_text());
+        assert_eq!(count_cpu(&board, false), 0, "{}", board);
         assert_eq!(oracle(&board), 0);
     }
     // One free cell per line still allows solutions: a blocked line is what forces zero.

@@ -13,7 +13,7 @@ const SEPARATORS: [&str; 9] = [" ", "\n", "\r\n", "\r", "\t", "\x0b", "\x0c", " 
 /// `boards` as judge text, each gap between tokens a separator picked by `picks`.
 fn text(boards: &[Board], picks: &[usize]) -> String {
     let tokens = boards.iter().flat_map(|b| {
-        let lines: Vec<String> = b.to_text().lines().map(str::to_string).collect();
+        let lines: Vec<String> = b.to_string().lines().map(str::to_string).collect();
         lines
     });
     let mut out = String::new();
@@ -48,7 +48,7 @@ proptest! {
         let n = rng.range(2, 8);
         let board = random_board(&mut rng, n, 0.3);
         let (bad_row, bad_col) = (rng.range(0, n - 1), rng.range(0, n - 1));
-        let mut lines: Vec<String> = board.to_text().lines().map(str::to_string).collect();
+        let mut lines: Vec<String> = board.to_string().lines().map(str::to_string).collect();
         lines[1 + bad_row].replace_range(bad_col..bad_col + 1, "#");
         let input = lines.join(["\n", "\r\n", "\r"][end]);
         let e = Parser::new(input.as_bytes()).next().expect("one item").expect_err("a bad cell");

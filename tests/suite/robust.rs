@@ -11,7 +11,7 @@ use nqueen::parse::Parser;
 const BIN: &str = env!("CARGO_BIN_EXE_nqueen");
 
 fn empty_board_text(n: usize) -> String {
-    Board::empty(n).expect("n within range").to_text()
+    Board::empty(n).expect("n within range").to_string()
 }
 
 #[test]
@@ -175,7 +175,7 @@ fn seed_input(rng: &mut Rng) -> Vec<u8> {
     let mut text = String::new();
     for _ in 0..rng.range(1, 4) {
         let n = rng.range(1, 8);
-        text.push_str(&crate::common::random_board(rng, n, 0.2).to_text());
+        text.push_str(&crate::common::random_board(rng, n, 0.2).to_string());
     }
     text.into_bytes()
 }

@@ -35,7 +35,7 @@ fn boards_file(dir: &Path) -> PathBuf {
     let text: String = (0..4)
         .map(|_| {
             let n = rng.range(11, 13);
-            random_board(&mut rng, n, 0.08).to_text()
+            random_board(&mut rng, n, 0.08).to_string()
         })
         .collect();
     let path = dir.join("boards.in");

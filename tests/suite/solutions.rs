@@ -76,7 +76,7 @@ fn boards() -> Vec<Board> {
 #[test]
 fn listed_solutions_are_valid_distinct_sorted_and_as_many_as_the_count() {
     let boards = boards();
-    let input: String = boards.iter().map(Board::to_text).collect();
+    let input: String = boards.iter().map(Board::to_string).collect();
     let listed = |options: &[&str]| {
         let out = nqueen().args(options).write_stdin(input.clone()).output().unwrap();
         assert!(out.status.success(), "{options:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -89,8 +89,8 @@ fn listed_solutions_are_valid_distinct_sorted_and_as_many_as_the_count() {
     for (k, (board, (answer, listed))) in boards.iter().zip(&found).enumerate() {
         let want = oracle(board);
         assert_eq!(*answer, format!("Case {}: {want}", k + 1));
-        assert_eq!(listed.len() as u64, want, "case {}:\n{}", k + 1, board.to_text());
-        assert!(listed.iter().all(|s| valid(board, s)), "case {}:\n{}", k + 1, board.to_text());
+        assert_eq!(listed.len() as u64, want, "case {}:\n{}", k + 1, board);
+        assert!(listed.iter().all(|s| valid(board, s)), "case {}:\n{}", k + 1, board);
         assert!(listed.windows(2).all(|w| w[0] < w[1]), "case {}: not sorted, or repeated", k + 1);
         // The library lists the same, from 0.
         let library: Vec<Vec<usize>> = nqueen::solutions(board).map(|s| s.iter().map(|c| c + 1).collect()).collect();
@@ -111,8 +111,8 @@ fn listed_solutions_are_valid_distinct_sorted_and_as_many_as_the_count() {
 #[test]
 fn a_listing_drawn_as_boards_shows_the_same_solutions() {
     let board = Board::empty(6).unwrap().without(0, 0).without(5, 2);
-    let lines = nqueen().args(["--solutions", "all"]).write_stdin(board.to_text()).output().unwrap();
-    let drawn = nqueen().args(["--solutions", "all", "--solutions-format", "board"]).write_stdin(board.to_text()).output().unwrap();
+    let lines = nqueen().args(["--solutions", "all"]).write_stdin(board.to_string()).output().unwrap();
+    let drawn = nqueen().args(["--solutions", "all", "--solutions-format", "board"]).write_stdin(board.to_string()).output().unwrap();
     let (lines, drawn) = (String::from_utf8(lines.stdout).unwrap(), String::from_utf8(drawn.stdout).unwrap());
     let (want_answer, listed) = &cases(&lines)[0];
     let (answer, pictures) = drawn.split_once('\n').unwrap();

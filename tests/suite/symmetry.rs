@@ -41,7 +41,7 @@ fn every_subgroup_counts_like_the_oracle_and_like_no_symmetry() {
             let split = frame_split(&board, &group);
             let boards = split.iter().map(|w| w.board.rows().to_vec()).collect();
             let plan = Plan::new(n, boards, split.iter().map(|w| w.weight).collect(), Identity, group.clone());
-            assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, split:\n{}", board.to_text());
+            assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, split:\n{}", board);
             // Every orientation, each with the planner's split forced whatever the tree size,
             // as split and with each board turned on its own.
             for orientation in Sym::ALL {
@@ -50,18 +50,18 @@ fn every_subgroup_counts_like_the_oracle_and_like_no_symmetry() {
                     count_plan(&plan.clone().turned(), 1 + round * 7),
                     want,
                     "{name}, round {round}, {orientation:?}, turned:\n{}",
-                    board.to_text()
+                    board
                 );
-                assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, {orientation:?}:\n{}", board.to_text());
+                assert_eq!(count_plan(&plan, 1 + round * 7), want, "{name}, round {round}, {orientation:?}:\n{}", board);
             }
-            assert_eq!(count_cpu(&board, false), want, "{name}, round {round}:\n{}", board.to_text());
+            assert_eq!(count_cpu(&board, false), want, "{name}, round {round}:\n{}", board);
             assert_eq!(count_cpu(&board, true), want, "{name}, round {round}, no symmetry");
 
             // A near miss: one cell flipped usually breaks the symmetry.
             let (fr, fc) = (rng.range(0, n - 1), rng.range(0, n - 1));
             let near = Board::from_fn(n, |r, c| board.is_free(r, c) != ((r, c) == (fr, fc))).unwrap();
             let want = oracle(&near);
-            assert_eq!(count_plan(&Plan::symmetric(&near, Identity), 50), want, "{name}, round {round}, near miss:\n{}", near.to_text());
+            assert_eq!(count_plan(&Plan::symmetric(&near, Identity), 50), want, "{name}, round {round}, near miss:\n{}", near);
             assert_eq!(count_cpu(&near, false), want, "{name}, round {round}, near miss");
         }
         assert!(exact > 0, "{name}: no board had exactly this group, so it was never exercised");

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use assert_cmd::Command;
 use nqueen::board::Board;
 use nqueen::control::Control;
-use nqueen::solve::{BackendChoice, Options, Solver};
+use nqueen::solve::{Backend, Options, Solver};
 use nqueen::symmetry::{invariant_group, Sym};
 use nqueen::unique;
 use predicates::prelude::*;
@@ -66,8 +66,8 @@ fn unique_oracle(board: &Board) -> u64 {
 
 /// The unique count through the library, with or without the symmetry split.
 fn unique_count(board: &Board, no_symmetry: bool) -> u128 {
-    let mut solver = Solver::new(Options { backend: BackendChoice::Cpu, no_symmetry, ..Options::default() });
-    let total = solver.solve(board, &Control::default()).expect("not cancelled").count;
+    let mut solver = Solver::new(Options { backend: Backend::Cpu, no_symmetry, ..Options::default() });
+    let total = solver.solve(board, false, &Control::default()).expect("not cancelled").count;
     unique::fixed(board).unique(total).expect("whole classes")
 }
 
@@ -108,8 +108,8 @@ proptest! {
             board = Board::from_fn(n, |r, c| board.is_free(r, c) != ((r, c) == (fr, fc))).unwrap();
         }
         let want = u128::from(unique_oracle(&board));
-        prop_assert_eq!(unique_count(&board, false), want, "{}", board.to_text());
-        prop_assert_eq!(unique_count(&board, true), want, "no symmetry\n{}", board.to_text());
+        prop_assert_eq!(unique_count(&board, false), want, "{}", board);
+        prop_assert_eq!(unique_count(&board, true), want, "no symmetry\n{}", board);
     }
 }
 
@@ -117,7 +117,7 @@ proptest! {
 fn a_random_board_without_symmetry_has_as_many_unique_solutions_as_solutions() {
     let mut rng = Rng::new(9);
     let board = random_board(&mut rng, 9, 0.2);
-    assert_eq!(invariant_group(&board).len(), 1, "{}", board.to_text());
+    assert_eq!(invariant_group(&board).len(), 1, "{}", board);
     assert_eq!(unique_count(&board, false), u128::from(crate::common::oracle(&board)));
 }
 

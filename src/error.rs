@@ -1,0 +1,75 @@
+//! The library's one error type, [`Error`], with a variant a caller can match for each
+//! thing that can go wrong.
+
+use std::fmt;
+use std::io;
+
+use crate::gpu::GpuError;
+use crate::parse::ParseError;
+
+/// Why a board could not be made, read or counted.
+///
+/// ```
+/// match nqueen::Board::empty(40) {
+///     Err(nqueen::Error::BadBoard(why)) => assert!(why.contains("40")),
+///     other => panic!("{other:?}"),
+/// }
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A board that cannot be: its side outside 1 to 32, or rows that do not fit it.
+    BadBoard(String),
+    /// Judge input that breaks the format (with the line and column), or could not be read.
+    Parse(ParseError),
+    /// An option out of its range, such as a thread count of 0 or over 1024.
+    BadOption(String),
+    /// The GPU was asked for and none is usable: no CUDA driver, no device, or no NVRTC.
+    NoGpu(GpuError),
+    /// The GPU failed while counting.
+    Gpu(GpuError),
+    /// The count was stopped before it ended (Ctrl-C, or a cancel from another thread).
+    Interrupted,
+    /// Something could not be written: answers, part records, a checkpoint, a finished
+    /// unit of work.
+    Write(io::Error),
+    /// A checkpoint that does not fit the run.
+    Checkpoint(String),
+    /// Part records that do not merge, or do not say what they should.
+    Parts(String),
+    /// Worker threads could not be started.
+    Threads(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadBoard(why) => write!(f, "not a board: {why}"),
+            Error::Parse(e) => e.fmt(f),
+            Error::BadOption(why) => f.write_str(why),
+            Error::NoGpu(e) => write!(f, "no usable GPU: {e}"),
+            Error::Gpu(e) => write!(f, "the GPU failed: {e}"),
+            Error::Interrupted => f.write_str("interrupted"),
+            Error::Write(e) => write!(f, "cannot write: {e}"),
+            Error::Checkpoint(why) | Error::Parts(why) => f.write_str(why),
+            Error::Threads(why) => write!(f, "cannot start the worker threads: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Parse(e) => Some(e),
+            Error::NoGpu(e) | Error::Gpu(e) => Some(e),
+            Error::Write(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ParseError> for Error {
+    fn from(e: ParseError) -> Error {
+        Error::Parse(e)
+    }
+}
