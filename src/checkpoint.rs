@@ -18,7 +18,7 @@ use serde::de::IgnoredAny;
 
 use crate::tally::Tally;
 use crate::work::{Selection, Shard, Unit};
-use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, UnitLine, FORMAT};
+use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, ReadError, UnitLine, FORMAT};
 
 /// What a checkpoint holds of one shard of one case.
 #[derive(Clone, Debug, Default)]
@@ -73,34 +73,96 @@ pub struct Checkpoint {
     entries: HashMap<(usize, usize, usize), Entry>,
 }
 
-/// Why a checkpoint cannot be used; every message names the file.
+/// Why a checkpoint cannot be used: the file, and what is wrong with it.
 #[derive(Debug)]
-pub struct CheckpointError(pub String);
+pub struct CheckpointError {
+    pub path: PathBuf,
+    pub problem: Problem,
+}
+
+/// What is wrong with a checkpoint.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Problem {
+    /// It could not be opened, read or written.
+    Io(io::Error),
+    /// Its torn last line could not be cut off.
+    Truncate(io::Error),
+    /// Its first line is not a checkpoint header.
+    NoHeader,
+    /// It was written by another version or format of nqueen.
+    OtherVersion { nqueen: String, format: u32 },
+    /// A line that is not a checkpoint line (and is not the last), or a second header.
+    BadLine { line: usize, why: String },
+    /// A case recorded two ways at `line`: for two boards or numbers of shards, or (`plans`)
+    /// from two plans.
+    TwoWays { line: usize, input: usize, case: usize, plans: bool },
+    /// A case of the run was counted for another board: the checkpoint of another input.
+    OtherBoard { input: usize, case: usize },
+    /// A case of the run was counted as another number of shards.
+    OtherShards { input: usize, case: usize, recorded: (usize, usize), asked: (usize, usize) },
+    /// Its units were counted from another plan.
+    OtherPlan,
+    /// Its units overlap or lie outside the case's prefixes.
+    BadUnits,
+}
 
 impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "checkpoint {}: ", self.path.display())?;
+        match &self.problem {
+            Problem::Io(e) => write!(f, "{e}"),
+            Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {e}"),
+            Problem::NoHeader => f.write_str("line 1 is not a checkpoint header"),
+            Problem::OtherVersion { nqueen, format } => write!(
+                f,
+                "written by nqueen {nqueen} (format {format}), not by this nqueen {} (format {FORMAT}); \
+                 counts are only resumed by the version that made them: delete it to start again",
+                version()
+            ),
+            Problem::BadLine { line, why } => write!(f, "line {line}: {why}"),
+            Problem::TwoWays { line, input, case, plans: false } => {
+                write!(f, "line {line}: case {case} of input {} is recorded for two different boards or numbers of shards", input + 1)
+            }
+            Problem::TwoWays { line, input, case, plans: true } => {
+                write!(f, "line {line}: case {case} of input {} is recorded from two different plans", input + 1)
+            }
+            Problem::OtherBoard { input, case } => {
+                write!(f, "case {case} of input {} was counted for another board: it was written for another input", input + 1)
+            }
+            Problem::OtherShards { input, case, recorded: (k, m), asked: (i, c) } => {
+                write!(f, "case {case} of input {} was counted as shard {k}/{m}, not {i}/{c}", input + 1)
+            }
+            Problem::OtherPlan => f.write_str(
+                "its units were counted from another plan (another version, or other options such as --no-symmetry or --shard)",
+            ),
+            Problem::BadUnits => f.write_str("its units overlap or lie outside the case's prefixes"),
+        }
     }
 }
+
+impl std::error::Error for CheckpointError {}
 
 impl Checkpoint {
     /// Opens the checkpoint at `path`, creating it if it does not exist, for this version
     /// of nqueen; with the warning to give if its torn last line was dropped.
     pub fn open(path: &Path) -> Result<(Checkpoint, Option<String>), CheckpointError> {
-        let name = path.display();
-        let fail = |what: String| CheckpointError(format!("checkpoint {name}: {what}"));
-        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| fail(e.to_string()))?;
-        let (lines, kept_bytes, torn) = read_lines(&mut file).map_err(|e| fail(e.to_string()))?;
+        let fail = |problem| CheckpointError { path: path.to_path_buf(), problem };
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| fail(Problem::Io(e)))?;
+        let (lines, kept_bytes, torn) = read_lines(&mut file).map_err(|e| match e {
+            ReadError::Io(e) => fail(Problem::Io(e)),
+            ReadError::BadLine { line, why } => fail(Problem::BadLine { line, why }),
+        })?;
         let mut warning = None;
         if let Some(line) = torn {
-            file.set_len(kept_bytes).map_err(|e| fail(format!("cannot drop its torn last line: {e}")))?;
-            warning = Some(format!("checkpoint {name}: dropped its torn last line {line} (a run was stopped mid-write)"));
+            file.set_len(kept_bytes).map_err(|e| fail(Problem::Truncate(e)))?;
+            warning = Some(format!("checkpoint {}: dropped its torn last line {line} (a run was stopped mid-write)", path.display()));
         }
         let mut checkpoint =
             Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), cases: HashMap::new(), entries: HashMap::new() };
         if lines.is_empty() {
             let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version() };
-            checkpoint.append(&Line::Header(header)).map_err(|e| fail(e.to_string()))?;
+            checkpoint.append(&Line::Header(header)).map_err(|e| fail(Problem::Io(e)))?;
             return Ok((checkpoint, warning));
         }
         for (number, line) in lines.into_iter().enumerate() {
@@ -108,23 +170,19 @@ impl Checkpoint {
             match (number, line) {
                 (1, Line::Header(HeaderLine { format, nqueen, .. })) => {
                     if format != FORMAT || nqueen != version() {
-                        return Err(fail(format!(
-                            "written by nqueen {nqueen} (format {format}), not by this nqueen {} (format {FORMAT}); \
-                             counts are only resumed by the version that made them: delete it to start again",
-                            version()
-                        )));
+                        return Err(fail(Problem::OtherVersion { nqueen, format }));
                     }
                 }
-                (1, _) => return Err(fail("line 1 is not a checkpoint header".into())),
-                (_, Line::Header(_)) => return Err(fail(format!("line {number}: a second header"))),
-                (_, line) => checkpoint.take(line).map_err(|e| fail(format!("line {number}: {e}")))?,
+                (1, _) => return Err(fail(Problem::NoHeader)),
+                (_, Line::Header(_)) => return Err(fail(Problem::BadLine { line: number, why: "a second header".into() })),
+                (_, line) => checkpoint.take(number, line).map_err(fail)?,
             }
         }
         Ok((checkpoint, warning))
     }
 
-    /// Adds a unit or case line to what the checkpoint holds.
-    fn take(&mut self, line: Line) -> Result<(), String> {
+    /// Adds unit or case line number `number` to what the checkpoint holds.
+    fn take(&mut self, number: usize, line: Line) -> Result<(), Problem> {
         let (input, case, board, shard) = match &line {
             Line::Unit(l) => (l.input, l.case, l.board.clone(), (l.shard, l.shards)),
             Line::Case(l) => (l.input, l.case, l.board.clone(), (l.shard, l.shards)),
@@ -132,13 +190,13 @@ impl Checkpoint {
         };
         let key = self.cases.entry((input, case)).or_insert_with(|| CaseKey { board: board.clone(), shard });
         if key.board != board || key.shard.1 != shard.1 {
-            return Err(format!("case {case} of input {} is recorded for two different boards or numbers of shards", input + 1));
+            return Err(Problem::TwoWays { line: number, input, case, plans: false });
         }
         let entry = self.entries.entry((input, case, shard.0)).or_default();
         match line {
             Line::Unit(l) => {
                 if entry.plan.as_ref().is_some_and(|p| *p != l.plan) {
-                    return Err(format!("case {case} of input {} is recorded from two different plans", input + 1));
+                    return Err(Problem::TwoWays { line: number, input, case, plans: true });
                 }
                 entry.plan = Some(l.plan);
                 let tally = Tally { solutions: l.solutions, nodes: l.nodes };
@@ -158,18 +216,10 @@ impl Checkpoint {
         let CaseShard { input, case, ref board, shard } = *at;
         let Some(key) = self.cases.get(&(input, case)) else { return Ok(Resume::Fresh) };
         if key.board != *board {
-            return Err(
-                self.error(format!("case {case} of input {} was counted for another board: it was written for another input", input + 1))
-            );
+            return Err(self.error(Problem::OtherBoard { input, case }));
         }
         if key.shard.1 != shard.count {
-            let (k, m) = key.shard;
-            return Err(self.error(format!(
-                "case {case} of input {} was counted as shard {k}/{m}, not {}/{}",
-                input + 1,
-                shard.index,
-                shard.count
-            )));
+            return Err(self.error(Problem::OtherShards { input, case, recorded: key.shard, asked: (shard.index, shard.count) }));
         }
         let Some(entry) = self.entries.get(&(input, case, shard.index)) else { return Ok(Resume::Fresh) };
         if let Some((plan, tally, device_seconds, backend)) = entry.done.clone() {
@@ -186,13 +236,11 @@ impl Checkpoint {
     /// the selection and none counted twice.
     pub fn check_partial(&self, recorded: &str, plan: &str, ranges: &[Range<usize>], selection: &Selection) -> Result<(), CheckpointError> {
         if recorded != plan {
-            return Err(self.error(
-                "its units were counted from another plan (another version, or other options such as --no-symmetry or --shard)".into(),
-            ));
+            return Err(self.error(Problem::OtherPlan));
         }
         let total: usize = ranges.iter().map(|r| r.len()).sum();
         if !selection.covers(ranges) || total != selection.len() - selection.without(ranges).len() {
-            return Err(self.error("its units overlap or lie outside the case's prefixes".into()));
+            return Err(self.error(Problem::BadUnits));
         }
         Ok(())
     }
@@ -244,8 +292,8 @@ impl Checkpoint {
         file.sync_data()
     }
 
-    fn error(&self, what: String) -> CheckpointError {
-        CheckpointError(format!("checkpoint {}: {what}", self.path.display()))
+    fn error(&self, problem: Problem) -> CheckpointError {
+        CheckpointError { path: self.path.clone(), problem }
     }
 }
 
@@ -288,7 +336,7 @@ mod tests {
             Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, backend: Some("gpu(0: H100)".into()) }
         );
         assert_eq!(c.resume(&at(1, 1, "b1", Shard { index: 0, count: 1 })).unwrap(), Resume::Fresh);
-        assert!(c.resume(&at(0, 2, "other", Shard { index: 0, count: 1 })).unwrap_err().0.contains("written for another input"));
+        assert!(c.resume(&at(0, 2, "other", Shard { index: 0, count: 1 })).unwrap_err().to_string().contains("written for another input"));
         assert!(c.resume(&at(0, 2, "b2", Shard { index: 1, count: 2 })).is_err());
         let selection = Selection { ranges: vec![0..12] };
         assert!(c.check_partial("p1", "p1", &[0..5, 5..7, 9..10], &selection).is_ok());
@@ -317,7 +365,7 @@ mod tests {
             Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0, backend: None }
         );
         assert_eq!(c.resume(&at(0, 1, "b", shard(0))).unwrap(), Resume::Fresh);
-        assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().0.contains("shard 1/4, not 1/5"));
+        assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().to_string().contains("shard 1/4, not 1/5"));
     }
 
     #[test]
@@ -366,8 +414,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.ckpt");
         std::fs::write(&path, "{\"record\":\"header\",\"format\":1,\"nqueen\":\"0.0.1\"}\n").unwrap();
-        assert!(Checkpoint::open(&path).err().unwrap().0.contains("written by nqueen 0.0.1"));
+        assert!(Checkpoint::open(&path).err().unwrap().to_string().contains("written by nqueen 0.0.1"));
         std::fs::write(&path, format!("{{\"record\":\"header\",\"format\":1,\"nqueen\":\"{}\"}}\nnot json\n{{}}\n", version())).unwrap();
-        assert!(Checkpoint::open(&path).err().unwrap().0.contains("line 2: not a checkpoint line"));
+        assert!(Checkpoint::open(&path).err().unwrap().to_string().contains("line 2: not a checkpoint line"));
     }
 }

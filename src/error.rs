@@ -4,8 +4,10 @@
 use std::fmt;
 use std::io;
 
+pub use crate::checkpoint::CheckpointError;
 use crate::gpu::GpuError;
 use crate::parse::ParseError;
+pub use crate::parts::PartsError;
 
 /// Why a board could not be made, read or counted.
 ///
@@ -34,9 +36,9 @@ pub enum Error {
     /// unit of work.
     Write(io::Error),
     /// A checkpoint that does not fit the run.
-    Checkpoint(String),
+    Checkpoint(CheckpointError),
     /// Part records that do not merge, or do not say what they should.
-    Parts(String),
+    Parts(PartsError),
     /// Worker threads could not be started.
     Threads(String),
 }
@@ -51,7 +53,8 @@ impl fmt::Display for Error {
             Error::Gpu(e) => write!(f, "the GPU failed: {e}"),
             Error::Interrupted => f.write_str("interrupted"),
             Error::Write(e) => write!(f, "cannot write: {e}"),
-            Error::Checkpoint(why) | Error::Parts(why) => f.write_str(why),
+            Error::Checkpoint(e) => e.fmt(f),
+            Error::Parts(e) => e.fmt(f),
             Error::Threads(why) => write!(f, "cannot start the worker threads: {why}"),
         }
     }
@@ -63,6 +66,8 @@ impl std::error::Error for Error {
             Error::Parse(e) => Some(e),
             Error::NoGpu(e) | Error::Gpu(e) => Some(e),
             Error::Write(e) => Some(e),
+            Error::Checkpoint(e) => Some(e),
+            Error::Parts(e) => Some(e),
             _ => None,
         }
     }

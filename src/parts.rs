@@ -22,6 +22,39 @@ use serde::{Deserialize, Serialize};
 pub use crate::gpu::Card;
 pub use read::{read, read_from, Located};
 
+/// Why part records give no answer, status, list of shards or summary; each message names
+/// the file and line of the record at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PartsError {
+    /// A part file could not be read, or a line of it is not a whole part record (torn,
+    /// edited, or another kind of line).
+    Unreadable(String),
+    /// Records that do not belong together: of different splits, numbers of shards,
+    /// boards or options.
+    Mismatch(String),
+    /// A case or input lacks a shard, or one run counted a shard twice.
+    Incomplete(String),
+    /// Records of one shard, or of one input's end, disagree.
+    Disagree(String),
+    /// The picture of the run could not be drawn.
+    Plot(String),
+}
+
+impl std::fmt::Display for PartsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartsError::Unreadable(why)
+            | PartsError::Mismatch(why)
+            | PartsError::Incomplete(why)
+            | PartsError::Disagree(why)
+            | PartsError::Plot(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for PartsError {}
+
 /// The records' format: 2 has provenance and a digest; a merge refuses other formats.
 pub const FORMAT: u32 = 2;
 /// The oldest format a merge still reads: its records have no provenance and no digest.

@@ -314,7 +314,7 @@ impl Run<'_> {
         }
         let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };
         let resume = match &self.checkpoint {
-            Some(c) => c.resume(&at).map_err(|e| Error::Checkpoint(e.0))?,
+            Some(c) => c.resume(&at).map_err(Error::Checkpoint)?,
             None => Resume::Fresh,
         };
         if let Resume::Done { plan, tally, device_seconds, backend } = resume {
@@ -327,7 +327,7 @@ impl Run<'_> {
         let (done, counted_before, device_seconds_before) = match resume {
             Resume::Partial { plan, ranges, tally, device_seconds } => {
                 let c = self.checkpoint.as_ref().expect("a partial case comes from a checkpoint");
-                c.check_partial(&plan, &prepared.prefixes_fingerprint(), &ranges, &all).map_err(|e| Error::Checkpoint(e.0))?;
+                c.check_partial(&plan, &prepared.prefixes_fingerprint(), &ranges, &all).map_err(Error::Checkpoint)?;
                 (ranges, tally, device_seconds)
             }
             Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default(), 0.0),

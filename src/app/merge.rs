@@ -48,16 +48,21 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
                     shown.extend(json);
                     shown.push(serde_json::to_string(&found).expect("machines are plain data"));
                     if let Some(path) = plot {
-                        match plot::svg(&records, &found).map(|svg| std::fs::write(path, svg).map_err(|e| e.to_string())) {
-                            Ok(Ok(())) => {}
-                            Ok(Err(e)) | Err(e) => {
+                        match plot::svg(&records, &found) {
+                            Ok(svg) => {
+                                if let Err(e) = std::fs::write(path, svg) {
+                                    sink.say(format_args!("cannot write the plot {}: {e}", path.display()));
+                                    outcome.note(Failure::Output);
+                                }
+                            }
+                            Err(e) => {
                                 sink.say(format_args!("cannot write the plot {}: {e}", path.display()));
                                 outcome.note(Failure::Output);
                             }
                         }
                     }
                 }
-                Err(problem) => shown.push(problem),
+                Err(problem) => shown.push(problem.to_string()),
             }
             if lines(&shown, sink, outcome) && !status.complete {
                 outcome.note(Failure::BadInput);

@@ -112,9 +112,22 @@ impl Line {
     }
 }
 
+/// Why a checkpoint's lines could not be read.
+pub(super) enum ReadError {
+    Io(io::Error),
+    /// Line `line`, not the last, is not a checkpoint line.
+    BadLine { line: usize, why: String },
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> ReadError {
+        ReadError::Io(e)
+    }
+}
+
 /// The checkpoint lines of `file`, the bytes up to the end of the last whole one, and the
 /// number of a torn last line if there is one (unterminated, or not a checkpoint line).
-pub(super) fn read_lines(file: &mut File) -> io::Result<(Vec<Line>, u64, Option<usize>)> {
+pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usize>), ReadError> {
     file.seek(SeekFrom::Start(0))?;
     let mut reader = BufReader::new(&*file);
     let (mut lines, mut kept, mut text) = (Vec::new(), 0u64, String::new());
@@ -132,7 +145,7 @@ pub(super) fn read_lines(file: &mut File) -> io::Result<(Vec<Line>, u64, Option<
                 kept += read as u64;
             }
             _ if last => return Ok((lines, kept, Some(number))),
-            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("line {number}: not a checkpoint line ({e})"))),
+            Err(e) => return Err(ReadError::BadLine { line: number, why: format!("not a checkpoint line ({e})") }),
             Ok(_) => unreachable!("only the last line can lack its newline"),
         }
     }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{CaseRecord, EndRecord, Located, Record};
+use super::{CaseRecord, EndRecord, Located, PartsError, Record};
 
 /// Every record of a merge, grouped.
 pub struct Ledger<'a> {
@@ -136,18 +136,18 @@ pub fn end(located: &Located) -> Option<&EndRecord> {
 impl<'a> Ledger<'a> {
     /// `records` grouped; an error when they were written for different numbers of
     /// shards, or name a shard past their number.
-    pub fn new(records: &'a [Located]) -> Result<Ledger<'a>, String> {
+    pub fn new(records: &'a [Located]) -> Result<Ledger<'a>, PartsError> {
         let shards = records.first().map_or(1, |r| r.record.shard().1);
         let mut inputs: BTreeMap<usize, InputLedger<'a>> = BTreeMap::new();
         for r in records {
             let (shard, count) = r.record.shard();
             if count != shards || shard >= count {
-                return Err(format!(
+                return Err(PartsError::Mismatch(format!(
                     "{}: shard {shard} of {count}, but {} is shard {} of {shards}",
                     r.place(),
                     records[0].place(),
                     records[0].record.shard().0
-                ));
+                )));
             }
             let (index, file) = match &r.record {
                 Record::Case(c) => (c.input, &c.file),

@@ -1,8 +1,8 @@
-//! `--merge --status`: what each machine did of a run, and each counter on it (its CPU, and
+//! `--merge --status`: what each machine did of a run, and each device on it (its CPU, and
 //! each GPU card): records, device-hours, recounts and disagreements, the time of its last
-//! record, and each counter's rate in estimated search nodes a second against the median
+//! record, and each device's rate in estimated search nodes a second against the median
 //! of the others of its kind (CPUs against CPUs, cards against cards of the same model). A
-//! counter is flagged `slow` under half that median; a machine `disagrees` where any record of it is
+//! device is flagged `slow` under half that median; a machine `disagrees` where any record of it is
 //! in a shard whose counts disagree, and `silent` while shards are missing and its last
 //! record is older than a set time before the run's newest. A finished run has no silent
 //! machine: one with no more work is not silent.
@@ -19,12 +19,12 @@ use serde::Serialize;
 mod view;
 
 use super::ledger::{self, Ledger};
-use super::{CaseRecord, Located};
+use super::{CaseRecord, Located, PartsError};
 
-/// Half the median of its kind: a counter slower than this is flagged.
+/// Half the median of its kind: a device slower than this is flagged.
 const SLOW: f64 = 0.5;
 
-/// What a counter is compared with where its records do not say: a GPU card of a build
+/// What a device is compared with where its records do not say: a GPU card of a build
 /// that wrote no card's model, or a GPU count of one that wrote no card.
 const UNNAMED_GPU: &str = "gpu";
 
@@ -47,14 +47,14 @@ pub struct Machine {
     /// "disagrees", "silent".
     pub flags: Vec<&'static str>,
     /// Its CPU and its cards.
-    pub counters: Vec<Counter>,
+    pub devices: Vec<Device>,
     #[serde(skip)]
     last_time: Option<SystemTime>,
 }
 
-/// One counter of a machine: its CPU, or one GPU card.
+/// One device of a machine: its CPU, or one GPU card.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Counter {
+pub struct Device {
     /// "cpu", a card's UUID, or "gpu" for GPU counts whose records name no card.
     pub id: String,
     /// What it is compared with: "cpu", or the card's model ("gpu" where records do not say).
@@ -70,8 +70,8 @@ pub struct Counter {
     timed: (f64, f64),
 }
 
-/// A counter's pace: estimated search nodes a second over its timed records, the median of
-/// the same over the other counters of its kind (itself, where it is the only one), and
+/// A device's pace: estimated search nodes a second over its timed records, the median of
+/// the same over the other devices of its kind (itself, where it is the only one), and
 /// the one over the other.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct Pace {
@@ -88,39 +88,39 @@ pub struct Machines {
     /// Whether every shard is in: then no machine is silent.
     pub complete: bool,
     pub machines: Vec<Machine>,
-    /// Each kind's median rate, and how many counters of it are rated.
+    /// Each kind's median rate, and how many devices of it are rated.
     pub kinds: BTreeMap<String, Kind>,
     pub newest: Option<String>,
     pub silent_after_hours: f64,
 }
 
-/// The counters of one kind.
+/// The devices of one kind.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Kind {
     pub median: f64,
-    pub counters: usize,
+    pub devices: usize,
 }
 
 impl Machine {
-    /// Whether it or any of its counters is flagged.
+    /// Whether it or any of its devices is flagged.
     pub fn flagged(&self) -> bool {
-        !self.flags.is_empty() || self.counters.iter().any(|c| !c.flags.is_empty())
+        !self.flags.is_empty() || self.devices.iter().any(|c| !c.flags.is_empty())
     }
 
-    /// The counter `id` of kind `kind`, added if new.
-    fn counter(&mut self, id: &str, kind: &str) -> &mut Counter {
-        let at = match self.counters.iter().position(|c| c.id == id) {
+    /// The device `id` of kind `kind`, added if new.
+    fn device(&mut self, id: &str, kind: &str) -> &mut Device {
+        let at = match self.devices.iter().position(|c| c.id == id) {
             Some(at) => at,
             None => {
-                self.counters.push(Counter { id: id.to_string(), kind: kind.to_string(), ..Counter::default() });
-                self.counters.len() - 1
+                self.devices.push(Device { id: id.to_string(), kind: kind.to_string(), ..Device::default() });
+                self.devices.len() - 1
             }
         };
-        &mut self.counters[at]
+        &mut self.devices[at]
     }
 }
 
-impl Counter {
+impl Device {
     /// Adds a record's `seconds` of device time over `nodes` estimated nodes.
     fn add(&mut self, seconds: f64, nodes: Option<f64>) {
         self.records += 1;
@@ -133,7 +133,7 @@ impl Counter {
 
 /// The machines of `records`, a run `complete` or not, flagged silent after `silent_after`
 /// without a record.
-pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> Result<Machines, String> {
+pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> Result<Machines, PartsError> {
     let ledger = Ledger::new(records)?;
     let mut by: BTreeMap<String, Machine> = BTreeMap::new();
     let mut newest: Option<SystemTime> = None;
@@ -159,16 +159,16 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
     }
     let mut machines: Vec<Machine> = by.into_values().collect();
     let mut rates: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for c in machines.iter_mut().flat_map(|m| &mut m.counters) {
+    for c in machines.iter_mut().flat_map(|m| &mut m.devices) {
         c.pace.nodes_per_second = (c.timed.1 > 0.0).then(|| c.timed.0 / c.timed.1);
         rates.entry(c.kind.clone()).or_default().extend(c.pace.nodes_per_second);
     }
     rates.values_mut().for_each(|r| r.sort_by(f64::total_cmp));
     let kinds: BTreeMap<String, Kind> =
-        rates.iter().filter_map(|(kind, r)| Some((kind.clone(), Kind { median: median_without(r, None)?, counters: r.len() }))).collect();
+        rates.iter().filter_map(|(kind, r)| Some((kind.clone(), Kind { median: median_without(r, None)?, devices: r.len() }))).collect();
     for m in &mut machines {
-        for c in &mut m.counters {
-            // Against the others of its kind: with few counters, its own rate would pull
+        for c in &mut m.devices {
+            // Against the others of its kind: with few devices, its own rate would pull
             // the median towards it.
             let pace = &mut c.pace;
             pace.median = pace.nodes_per_second.zip(rates.get(&c.kind)).and_then(|(r, all)| {
@@ -199,7 +199,7 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
     })
 }
 
-/// Adds the device time of the record `c` to machine `m` and to the counter that counted
+/// Adds the device time of the record `c` to machine `m` and to the device that counted
 /// it: its CPU, each of its cards by its share of the prefixes, or its GPU where the record
 /// names no card.
 fn add_device_time(m: &mut Machine, c: &CaseRecord) {
@@ -207,14 +207,14 @@ fn add_device_time(m: &mut Machine, c: &CaseRecord) {
     m.device_hours += seconds / 3600.0;
     let cards = c.cards.as_deref().unwrap_or_default();
     if c.backend_kind() != "gpu" {
-        m.counter("cpu", "cpu").add(seconds, c.shard_nodes);
+        m.device("cpu", "cpu").add(seconds, c.shard_nodes);
     } else if cards.is_empty() {
-        m.counter(UNNAMED_GPU, UNNAMED_GPU).add(seconds, c.shard_nodes);
+        m.device(UNNAMED_GPU, UNNAMED_GPU).add(seconds, c.shard_nodes);
     }
     let prefixes: u64 = cards.iter().map(|k| k.prefixes).sum();
     for card in cards {
         let share = if prefixes > 0 { card.prefixes as f64 / prefixes as f64 } else { 0.0 };
-        m.counter(&card.uuid, card.model.as_deref().unwrap_or(UNNAMED_GPU)).add(card.seconds, c.shard_nodes.map(|n| n * share));
+        m.device(&card.uuid, card.model.as_deref().unwrap_or(UNNAMED_GPU)).add(card.seconds, c.shard_nodes.map(|n| n * share));
     }
 }
 
@@ -284,21 +284,21 @@ mod tests {
         ];
         let found = machines(&located(records), false, Duration::from_secs(3600)).unwrap();
         let by = |id: &str| found.machines.iter().find(|m| m.id == id).unwrap();
-        let counter = |m: &str, c: &str| by(m).counters.iter().find(|k| k.id == c).unwrap().clone();
+        let device = |m: &str, c: &str| by(m).devices.iter().find(|k| k.id == c).unwrap().clone();
         assert!((by("gpu-a").device_hours - 34.0 / 3600.0).abs() < 1e-12);
-        assert_eq!(by("gpu-a").counters.len(), 3);
-        assert!(counter("gpu-b", "b2").flags.contains(&"slow"), "{:?}", counter("gpu-b", "b2"));
-        assert!(["a1", "a2", "b1"].iter().all(|&c| counter(if c == "b1" { "gpu-b" } else { "gpu-a" }, c).flags.is_empty()));
-        assert_eq!((counter("gpu-a", "cpu").kind.as_str(), counter("gpu-a", "cpu").flags.is_empty()), ("cpu", true));
-        assert_eq!(counter("cpu-d", "cpu").flags, vec!["slow"]);
-        assert_eq!(found.kinds[H100].counters, 4);
+        assert_eq!(by("gpu-a").devices.len(), 3);
+        assert!(device("gpu-b", "b2").flags.contains(&"slow"), "{:?}", device("gpu-b", "b2"));
+        assert!(["a1", "a2", "b1"].iter().all(|&c| device(if c == "b1" { "gpu-b" } else { "gpu-a" }, c).flags.is_empty()));
+        assert_eq!((device("gpu-a", "cpu").kind.as_str(), device("gpu-a", "cpu").flags.is_empty()), ("cpu", true));
+        assert_eq!(device("cpu-d", "cpu").flags, vec!["slow"]);
+        assert_eq!(found.kinds[H100].devices, 4);
         // cpu-c has been silent for two hours, with shards still missing.
         assert_eq!(by("cpu-c").flags, vec!["silent"]);
         let summary = found.summary();
         assert!(summary[0].starts_with("4 machines, 3 flagged"), "{summary:?}");
         assert!(summary.iter().any(|l| l.contains("cpu-c (vm): silent: no record for 2.01 h")), "{summary:?}");
         assert!(
-            summary.iter().any(|l| l.contains("gpu-b (vm) b2: slow: 0.20x the median of the other 3 NVIDIA H100 counters")),
+            summary.iter().any(|l| l.contains("gpu-b (vm) b2: slow: 0.20x the median of the other 3 NVIDIA H100 devices")),
             "{summary:?}"
         );
     }
@@ -328,7 +328,7 @@ mod tests {
         // Two machines: the slower is flagged where it is under half the faster.
         let records = vec![record(0, "fast", 30.0, 1.0, 60, &[], 5), record(1, "slow", 10.0, 1.0, 60, &[], 5)];
         let found = machines(&located(records), true, Duration::from_secs(3600)).unwrap();
-        let flags: Vec<_> = found.machines.iter().map(|m| (m.id.as_str(), m.counters[0].flags.clone())).collect();
+        let flags: Vec<_> = found.machines.iter().map(|m| (m.id.as_str(), m.devices[0].flags.clone())).collect();
         assert_eq!(flags, vec![("fast", vec![]), ("slow", vec!["slow"])]);
     }
 
@@ -339,7 +339,7 @@ mod tests {
         let found = machines(&located(records), true, Duration::from_secs(3600)).unwrap();
         let summary = found.summary();
         assert_eq!(summary.len(), 3, "{summary:?}");
-        assert!(summary[1].starts_with("  m0 (vm): slow: 0.21x the median of the other 7 cpu counters"), "{summary:?}");
+        assert!(summary[1].starts_with("  m0 (vm): slow: 0.21x the median of the other 7 cpu devices"), "{summary:?}");
         assert!(summary[2].starts_with("  the other 7 machines: cpu 0.97x to 1.04x of its median"), "{summary:?}");
         assert_eq!(found.lines().len(), 1 + 8 * 2 + 1);
     }

@@ -4,7 +4,7 @@
 //! the other backend or by another build of the same split) was counted alike.
 
 use super::ledger::{self, listed, ByShard, Clash, InputLedger, Ledger};
-use super::{CaseRecord, Located};
+use super::{CaseRecord, Located, PartsError};
 use crate::unique::Fixed;
 
 /// What a merge found.
@@ -15,7 +15,7 @@ pub struct Merged {
     /// What a plain run would have said of bad input ("FILE: line L: ..."), in order.
     pub input_errors: Vec<String>,
     /// Why the merge stopped short: a missing, repeated, mismatched or disagreeing shard.
-    pub problem: Option<String>,
+    pub problem: Option<PartsError>,
     /// What was counted more than once in the answered cases, all of it alike (or the
     /// merge stopped at it).
     pub recounted: Recounted,
@@ -40,7 +40,7 @@ pub fn merge(records: &[Located]) -> Merged {
     let last = ledger.inputs.keys().next_back().copied();
     for index in 0..last.map_or(0, |l| l + 1) {
         let Some(input) = ledger.inputs.get(&index) else {
-            merged.problem = Some(format!("input {} of the sharded run has no records in any part file", index + 1));
+            merged.problem = Some(PartsError::Incomplete(format!("input {} of the sharded run has no records in any part file", index + 1)));
             return merged;
         };
         match merge_input(input, ledger.shards, &mut merged) {
@@ -58,7 +58,7 @@ pub fn merge(records: &[Located]) -> Merged {
 /// Why the records of one case, or of one input's ends (`what` says which), cannot be
 /// taken: a shard missing, repeated by one run, or counted differently by two; `None`
 /// where they can.
-fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Option<String> {
+fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Option<PartsError> {
     if let Some(problem) = clash(file, what, by_shard) {
         return Some(problem);
     }
@@ -67,10 +67,10 @@ fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Opt
         return None;
     }
     let plural = if missing.len() == 1 { "" } else { "s" };
-    Some(match what {
+    Some(PartsError::Incomplete(match what {
         END => format!("{file}: shard{plural} {} of {shards} did not finish the input", listed(&missing)),
         _ => format!("{file}: {what}: missing shard{plural} {} of {shards}", listed(&missing)),
-    })
+    }))
 }
 
 /// What `refusal` calls an input's end records.
@@ -78,18 +78,19 @@ pub const END: &str = "the end of the input";
 
 /// The first shard of a case, or of one input's ends (`what` is [`END`]), that one run
 /// counted twice or two runs counted differently, as a message.
-pub fn clash(file: &str, what: &str, by_shard: &ByShard<'_>) -> Option<String> {
+pub fn clash(file: &str, what: &str, by_shard: &ByShard<'_>) -> Option<PartsError> {
     if let Some(Clash { shard, first, second }) = by_shard.repeated() {
-        return Some(format!("{file}: {what}: shard {shard} was counted twice by the same run: {} and {}", first.place(), second.place()));
+        let repeated = format!("{file}: {what}: shard {shard} was counted twice by the same run: {} and {}", first.place(), second.place());
+        return Some(PartsError::Incomplete(repeated));
     }
     let Clash { shard, first, second } = by_shard.disagreement()?;
-    Some(format!(
+    Some(PartsError::Disagree(format!(
         "{file}: {what}: shard {shard} was counted differently: {} says {}, but {} says {}",
         first.origin(),
         said(first),
         second.origin(),
         said(second)
-    ))
+    )))
 }
 
 /// What a record says, in a message about a disagreement.
@@ -106,7 +107,7 @@ fn said(r: &Located) -> String {
 
 /// Adds up one input's cases into `merged`, stopping at the first that cannot be
 /// answered; the error that ended the input early, if one did.
-fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> Result<Option<String>, String> {
+fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> Result<Option<String>, PartsError> {
     let file = &input.file;
     let empty = ByShard::default();
     for case in 1..=input.case_count() {
@@ -119,10 +120,12 @@ fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> R
         for (r, c) in by_shard.all().iter().zip(&records) {
             if c.board != first.board || c.plan != first.plan {
                 let what = if c.board != first.board { "another board" } else { "another plan or split" };
-                return Err(format!("{file}: case {case}: {} was counted from {what} than {}", r.place(), by_shard.all()[0].place()));
+                let place = (r.place(), by_shard.all()[0].place());
+                return Err(PartsError::Mismatch(format!("{file}: case {case}: {} was counted from {what} than {}", place.0, place.1)));
             }
             if c.unique.map(|u| u.group) != first.unique.map(|u| u.group) {
-                return Err(format!("{file}: case {case}: {} and {} disagree on --unique", r.place(), by_shard.all()[0].place()));
+                let place = (r.place(), by_shard.all()[0].place());
+                return Err(PartsError::Mismatch(format!("{file}: case {case}: {} and {} disagree on --unique", place.0, place.1)));
             }
         }
         let (mut total, mut fixed) = (0u128, 0u128);
@@ -135,7 +138,7 @@ fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> R
             Some(u) => {
                 let unique = Fixed { group: u.group, solutions: fixed }
                     .unique(total)
-                    .ok_or_else(|| format!("{file}: case {case}: {}", crate::unique::mismatch()))?;
+                    .ok_or_else(|| PartsError::Disagree(format!("{file}: case {case}: {}", crate::unique::mismatch())))?;
                 format!("Case {case}: {total} (unique {unique})")
             }
         };
@@ -150,13 +153,13 @@ fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> R
     let ends: Vec<_> = input.ends.firsts().filter_map(ledger::end).collect();
     if let Some(e) = ends.iter().find(|e| e.cases != ends[0].cases || e.error != ends[0].error) {
         let at = |e| input.ends.firsts().find(|r| ledger::end(r) == Some(e)).map(Located::place).unwrap_or_default();
-        return Err(format!(
+        return Err(PartsError::Disagree(format!(
             "{file}: the shards disagree on where the input ends: {} says {} cases, {} says {}",
             at(ends[0]),
             ends[0].cases,
             at(e),
             e.cases
-        ));
+        )));
     }
     Ok(ends.first().and_then(|e| e.error.clone()))
 }
@@ -195,7 +198,7 @@ pub(super) mod tests {
         records.remove(0); // case 2, shard 1
         let merged = merge(&located(records.clone()));
         assert_eq!(merged.answers, vec!["Case 1: 6"]);
-        assert_eq!(merged.problem.as_deref(), Some("in: case 2: missing shard 1 of 3"));
+        assert_eq!(merged.problem, Some(PartsError::Incomplete("in: case 2: missing shard 1 of 3".into())));
     }
 
     #[test]
@@ -203,7 +206,8 @@ pub(super) mod tests {
         let mut records = run();
         records.push(case(0, 1, 2, 3, 3));
         let problem = merge(&located(records)).problem.unwrap();
-        assert_eq!(problem, "in: case 1: shard 2 was counted twice by the same run: parts, line 4 (shard 2) and parts, line 10 (shard 2)");
+        let twice = "in: case 1: shard 2 was counted twice by the same run: parts, line 4 (shard 2) and parts, line 10 (shard 2)";
+        assert_eq!(problem, PartsError::Incomplete(twice.into()));
     }
 
     #[test]
@@ -233,8 +237,11 @@ pub(super) mod tests {
         let problem = merged.problem.unwrap();
         assert_eq!(
             problem,
-            "in: case 1: shard 1 was counted differently: parts, line 6 (shard 1; host h, cpu, build 0.1.0+abc) says 2 solutions, \
-             but parts, line 10 (shard 1; host other, cpu, build 0.1.0+abc) says 3 solutions"
+            PartsError::Disagree(
+                "in: case 1: shard 1 was counted differently: parts, line 6 (shard 1; host h, cpu, build 0.1.0+abc) says 2 solutions, \
+                 but parts, line 10 (shard 1; host other, cpu, build 0.1.0+abc) says 3 solutions"
+                    .into()
+            )
         );
     }
 
@@ -244,10 +251,10 @@ pub(super) mod tests {
         if let Record::Case(c) = &mut records[3] {
             c.board = "other".into();
         }
-        assert!(merge(&located(records)).problem.unwrap().contains("counted from another board"));
+        assert!(merge(&located(records)).problem.unwrap().to_string().contains("counted from another board"));
         let mut records = run();
         records.push(case(0, 3, 0, 4, 1));
-        assert!(merge(&located(records)).problem.unwrap().contains("shard 0 of 4"));
+        assert!(merge(&located(records)).problem.unwrap().to_string().contains("shard 0 of 4"));
     }
 
     #[test]
@@ -266,6 +273,6 @@ pub(super) mod tests {
         let records: Vec<_> = run().into_iter().filter(|r| !matches!(r, Record::End(e) if e.shard == 1)).collect();
         let merged = merge(&located(records));
         assert_eq!(merged.answers.len(), 2);
-        assert_eq!(merged.problem.as_deref(), Some("in: shard 1 of 3 did not finish the input"));
+        assert_eq!(merged.problem, Some(PartsError::Incomplete("in: shard 1 of 3 did not finish the input".into())));
     }
 }

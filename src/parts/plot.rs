@@ -1,9 +1,9 @@
 //! `--merge --status --plot FILE.svg`: a picture of a run, drawn with plotters. Above, the
 //! share of the estimated work done against the hours since the first record (a stall is a
 //! flat stretch), and while shards are missing, its projection to the end at the recent
-//! rate (dashed) with the finish time it gives. Below, each counter's rate (a machine's
+//! rate (dashed) with the finish time it gives. Below, each device's rate (a machine's
 //! CPU, a GPU card) against the median of its kind, slowest first, with the median and half
-//! of it: flagged counters and machines in red.
+//! of it: flagged devices and machines in red.
 
 use std::time::{Duration, SystemTime};
 
@@ -14,7 +14,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::ledger::{self, Ledger};
 use super::machines::Machines;
 use super::provenance::utc;
-use super::Located;
+use super::{Located, PartsError};
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 800;
@@ -30,7 +30,7 @@ const FLAGGED: RGBColor = RGBColor(214, 39, 40);
 const GUIDE: RGBColor = RGBColor(255, 127, 14);
 
 /// The picture of `records`, whose machines are `machines`, as an SVG document.
-pub fn svg(records: &[Located], machines: &Machines) -> Result<String, String> {
+pub fn svg(records: &[Located], machines: &Machines) -> Result<String, PartsError> {
     let progress = Progress::of(records)?;
     let mut out = String::new();
     {
@@ -44,8 +44,8 @@ pub fn svg(records: &[Located], machines: &Machines) -> Result<String, String> {
     Ok(out)
 }
 
-fn drawing<E: std::fmt::Debug>(e: E) -> String {
-    format!("cannot draw the plot: {e:?}")
+fn drawing<E: std::fmt::Debug>(e: E) -> PartsError {
+    PartsError::Plot(format!("cannot draw the plot: {e:?}"))
 }
 
 /// The work done over time: each shard's first record, by its end, weighed by its
@@ -57,7 +57,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn of(records: &[Located]) -> Result<Progress, String> {
+    fn of(records: &[Located]) -> Result<Progress, PartsError> {
         let ledger = Ledger::new(records)?;
         let time = |t: &Option<String>| t.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok());
         let (mut done, mut total, mut first) = (Vec::new(), 0.0, None::<SystemTime>);
@@ -156,7 +156,7 @@ fn span_text(hours: f64) -> String {
     }
 }
 
-/// The counters' rates against the median of their kind, slowest first.
+/// The devices' rates against the median of their kind, slowest first.
 fn rates<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     machines: &Machines,
@@ -172,15 +172,15 @@ fn rates<DB: DrawingBackend>(
                 Some(host) if *host != m.id => format!("{id} ({host})"),
                 _ => id,
             };
-            m.counters.iter().filter_map(move |c| {
-                let counter: String = c.id.chars().take(13).collect();
-                Some((format!("{machine} {counter}"), c.pace.against_median?, m.flagged()))
+            m.devices.iter().filter_map(move |c| {
+                let device: String = c.id.chars().take(13).collect();
+                Some((format!("{machine} {device}"), c.pace.against_median?, m.flagged()))
             })
         })
         .collect();
     bars.sort_by(|a, b| a.1.total_cmp(&b.1));
     let top = bars.iter().map(|b| b.1 * 1.35).fold(2.0, f64::max);
-    let medians: Vec<String> = machines.kinds.iter().map(|(kind, k)| format!("{kind} {:.2e} nodes/s ({})", k.median, k.counters)).collect();
+    let medians: Vec<String> = machines.kinds.iter().map(|(kind, k)| format!("{kind} {:.2e} nodes/s ({})", k.median, k.devices)).collect();
     // Every bar is named under it where the names fit side by side; else only the flagged
     // ones, above their bars.
     let widest = bars.iter().map(|b| b.0.chars().count()).max().unwrap_or(0);
@@ -196,7 +196,7 @@ fn rates<DB: DrawingBackend>(
         SegmentValue::CenterOf(i) if named => names.get(*i).map_or(String::new(), |n| n.to_string()),
         _ => String::new(),
     };
-    let x_desc = format!("{} counters: each machine's CPU and each GPU card", bars.len());
+    let x_desc = format!("{} devices: each machine's CPU and each GPU card", bars.len());
     chart
         .configure_mesh()
         .y_desc("rate / median of its kind")
@@ -207,7 +207,7 @@ fn rates<DB: DrawingBackend>(
         .x_labels(if named { bars.len() + 1 } else { 1 })
         .x_label_formatter(&label)
         .draw()?;
-    for (flagged, color, text) in [(false, DONE, "counter"), (true, FLAGGED, "flagged: slow, or its machine disagrees or is silent")] {
+    for (flagged, color, text) in [(false, DONE, "device"), (true, FLAGGED, "flagged: slow, or its machine disagrees or is silent")] {
         let shown = bars.iter().enumerate().filter(|(_, b)| b.2 == flagged).map(|(i, b)| (i, b.1));
         let margin = if named { 12 } else { u32::from(bars.len() < 300) };
         let histogram = Histogram::vertical(&chart).style(color.filled()).margin(margin).data(shown);

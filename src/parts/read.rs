@@ -5,7 +5,7 @@ use std::io::{self, BufRead};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{digest, Record, FORMAT, OLDEST_FORMAT};
+use super::{digest, Record, FORMAT, OLDEST_FORMAT, PartsError};
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
@@ -38,16 +38,16 @@ impl Located {
 
 /// The records of the part file `path`, in order, up to what is wrong with it, if
 /// anything: the first line that is not a part record of this format, or a torn last line.
-pub fn read(path: &Path) -> (Vec<Located>, Option<String>) {
+pub fn read(path: &Path) -> (Vec<Located>, Option<PartsError>) {
     let name = path.display().to_string();
     match std::fs::File::open(path) {
         Ok(file) => read_from(io::BufReader::new(file), &name),
-        Err(e) => (Vec::new(), Some(format!("{name}: {e}"))),
+        Err(e) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: {e}")))),
     }
 }
 
 /// [`read`] from any reader, named `name` in messages.
-pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<String>) {
+pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<PartsError>) {
     let file: Arc<str> = Arc::from(name);
     let mut records = Vec::new();
     let mut text = String::new();
@@ -56,7 +56,7 @@ pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<Str
         match src.read_line(&mut text) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(e) => return (records, Some(format!("{name}, line {line}: {e}"))),
+            Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}, line {line}: {e}")))),
         }
         let complete = text.ends_with('\n');
         let json = text.trim_end();
@@ -75,7 +75,7 @@ pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<Str
             Ok(_) => unreachable!("complete lines are taken above"),
             Err(e) => format!("{name}, line {line}: not a part record ({e})"),
         };
-        return (records, Some(problem));
+        return (records, Some(PartsError::Unreadable(problem)));
     }
     (records, None)
 }
@@ -116,10 +116,10 @@ mod tests {
     fn an_edited_record_or_one_without_its_digest_is_refused() {
         let line = case(0, 1, 0, 1, 92).to_line();
         let edited = line.replace("\"count\":92", "\"count\":93");
-        let problem = read_from(edited.as_bytes(), "p").1.unwrap();
+        let problem = read_from(edited.as_bytes(), "p").1.unwrap().to_string();
         assert!(problem.starts_with("p, line 1: the record's digest does not match its content"), "{problem}");
         let unsealed = line[..line.rfind(",\"digest\"").unwrap()].to_string() + "}\n";
-        assert!(read_from(unsealed.as_bytes(), "p").1.unwrap().contains("without its digest"));
+        assert!(read_from(unsealed.as_bytes(), "p").1.unwrap().to_string().contains("without its digest"));
         // Format 1 had no digest: its records are read, digested by their line.
         let old = unsealed.replace("\"format\":2", "\"format\":1");
         let (read, problem) = read_from(old.as_bytes(), "p");
@@ -133,11 +133,11 @@ mod tests {
         let torn = format!("{whole}{}", &whole[..whole.len() / 2]);
         let (kept, problem) = read_from(torn.as_bytes(), "p");
         assert_eq!(
-            (kept.len(), problem.as_deref()),
-            (1, Some("p, line 2: a torn last line (the run that wrote it was stopped mid-write)"))
+            (kept.len(), problem),
+            (1, Some(PartsError::Unreadable("p, line 2: a torn last line (the run that wrote it was stopped mid-write)".into())))
         );
-        assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p").1.unwrap().starts_with("p, line 2: not a part record"));
+        assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p").1.unwrap().to_string().starts_with("p, line 2: not a part record"));
         let other = whole.replace("\"format\":2", "\"format\":9");
-        assert!(read_from(other.as_bytes(), "p").1.unwrap().contains("format 9, expected 1 to 2"));
+        assert!(read_from(other.as_bytes(), "p").1.unwrap().to_string().contains("format 9, expected 1 to 2"));
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ledger::{self, Ledger};
-use super::Located;
+use super::{Located, PartsError};
 use crate::rng::Rng;
 
 /// The shards chosen, and why.
@@ -47,7 +47,7 @@ struct Shard {
 /// Chooses `share` (0 to 1) of the shards of `records` to count again, by the generator
 /// seeded with `seed`: the same records and seed give the same choice, in whatever order
 /// the records are read.
-pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, String> {
+pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, PartsError> {
     let ledger = Ledger::new(records)?;
     let mut shards: BTreeMap<usize, Shard> = BTreeMap::new();
     for input in ledger.inputs.values() {

@@ -76,7 +76,7 @@ struct BackendStatus {
 pub fn status(records: &[Located]) -> Status {
     let ledger = match Ledger::new(records) {
         Ok(ledger) => ledger,
-        Err(problem) => return Status { lines: vec![problem], complete: false },
+        Err(problem) => return Status { lines: vec![problem.to_string()], complete: false },
     };
     let shards = ledger.shards;
     let (mut cases, mut problems) = (Vec::new(), Vec::new());
@@ -85,7 +85,7 @@ pub fn status(records: &[Located]) -> Status {
         for case in 1..=input.case_count() {
             let by_shard = input.cases.get(&case).unwrap_or(&empty);
             cases.push(case_status(index, &input.file, case, by_shard, shards));
-            problems.extend(clash(&input.file, &format!("case {case}"), by_shard));
+            problems.extend(clash(&input.file, &format!("case {case}"), by_shard).map(|p| p.to_string()));
             let missing = by_shard.missing(shards);
             if !missing.is_empty() {
                 let file = &input.file;
@@ -96,7 +96,7 @@ pub fn status(records: &[Located]) -> Status {
                 ));
             }
         }
-        problems.extend(clash(&input.file, END, &input.ends));
+        problems.extend(clash(&input.file, END, &input.ends).map(|p| p.to_string()));
         let missing = input.ends.missing(shards);
         if !missing.is_empty() {
             let plural = if missing.len() == 1 { "" } else { "s" };

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::ledger::{self, Ledger};
 use super::merge::Merged;
-use super::{digest, Located};
+use super::{digest, Located, PartsError};
 
 /// The summary's format.
 const FORMAT: u32 = 1;
@@ -61,7 +61,7 @@ struct CaseSummary {
 
 /// The summary of `records`, which merged into `merged`, as one JSON document (with a
 /// final newline); an error, saying why, where they do not merge into every case's answer.
-pub fn summary(records: &[Located], merged: &Merged) -> Result<String, String> {
+pub fn summary(records: &[Located], merged: &Merged) -> Result<String, PartsError> {
     if let Some(problem) = &merged.problem {
         return Err(problem.clone());
     }
@@ -147,6 +147,6 @@ mod tests {
         assert_eq!((json["cases"][0]["runs"].as_u64(), json["cases"][0]["hosts"].as_u64()), (Some(2), Some(2)));
         // A disagreeing recount makes no summary.
         records.push(recount(&records[0], "r3", 99));
-        assert!(summarised(records).unwrap_err().contains("counted differently"));
+        assert!(matches!(summarised(records), Err(PartsError::Disagree(why)) if why.contains("counted differently")));
     }
 }

@@ -329,7 +329,7 @@ fn machines_named_by_the_operator_are_rated_flagged_and_drawn() {
     assert!(svg.contains(">\nalpha (vm) cpu\n<") && svg.contains(">\nrack 7, node 3 (vm) cpu\n<"), "{svg}");
     let red = svg.split("<rect").skip(1).filter(|r| r.split('>').next().unwrap_or_default().contains("fill=\"#D62728\"")).count();
     assert_eq!(red, 2, "a red bar and its legend's swatch");
-    // With beta's last shard missing, alpha is also silent; the full table lists every counter.
+    // With beta's last shard missing, alpha is also silent; the full table lists every device.
     let partial = dir.path().join("beta-partial.jsonl");
     let kept: String = beta.lines().filter(|l| !l.contains("\"shard\":5,")).map(|l| format!("{l}\n")).collect();
     std::fs::write(&partial, edit(&kept, 1e6, "2026-11-20T12:00:00Z")).unwrap();

@@ -180,8 +180,8 @@ fn slow_machine_drill(dir: &std::path::Path) {
     let json: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     let flags = |id: &str| {
         let m = json["machines"].as_array().unwrap().iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no {id}: {text}"));
-        let counter: Vec<String> = m["counters"][0]["flags"].as_array().unwrap().iter().map(|f| f.to_string()).collect();
-        (m["flags"].as_array().unwrap().len(), counter, m["counters"][0]["against_median"].as_f64().unwrap())
+        let device: Vec<String> = m["devices"][0]["flags"].as_array().unwrap().iter().map(|f| f.to_string()).collect();
+        (m["flags"].as_array().unwrap().len(), device, m["devices"][0]["against_median"].as_f64().unwrap())
     };
     let (a, b) = (flags("node-a"), flags("node-b"));
     assert!(a.0 == 0 && a.1.is_empty() && b.0 == 0 && b.1 == ["\"slow\""], "node-a {a:?}, node-b {b:?}:\n{text}");

@@ -1,12 +1,12 @@
 //! The machines of a run as text: for hundreds of machines, the flagged ones with why and
-//! a line for the rest; or every machine and counter in a table.
+//! a line for the rest; or every machine and device in a table.
 
 use std::collections::BTreeMap;
 
 use super::{Machine, Machines};
 
 impl Machines {
-    /// For hundreds of machines: each flagged machine and counter with why, then one line
+    /// For hundreds of machines: each flagged machine and device with why, then one line
     /// for the rest.
     pub fn summary(&self) -> Vec<String> {
         let flagged: Vec<&Machine> = self.machines.iter().filter(|m| m.flagged()).collect();
@@ -17,7 +17,7 @@ impl Machines {
         let rest: Vec<&Machine> = self.machines.iter().filter(|m| !m.flagged()).collect();
         if !rest.is_empty() {
             let mut spread: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
-            for r in rest.iter().flat_map(|m| &m.counters).filter_map(|c| Some((c.kind.as_str(), c.pace.against_median?))) {
+            for r in rest.iter().flat_map(|m| &m.devices).filter_map(|c| Some((c.kind.as_str(), c.pace.against_median?))) {
                 let s = spread.entry(r.0).or_insert((r.1, r.1));
                 *s = (s.0.min(r.1), s.1.max(r.1));
             }
@@ -36,7 +36,7 @@ impl Machines {
         lines
     }
 
-    /// Why `m` is flagged: a line for the machine, and one for each flagged counter.
+    /// Why `m` is flagged: a line for the machine, and one for each flagged device.
     fn why(&self, m: &Machine) -> Vec<String> {
         let name = machine_name(m);
         let mut lines = Vec::new();
@@ -46,21 +46,21 @@ impl Machines {
                 _ => format!("  {name}: disagrees: {} of its records are in shards whose counts disagree", m.disagreements),
             });
         }
-        for c in m.counters.iter().filter(|c| !c.flags.is_empty()) {
-            let others = self.kinds.get(&c.kind).map_or(0, |k| k.counters - 1);
-            let of = format!(" of the other {others} {} counters ({:.2e} nodes/s)", c.kind, c.pace.median.unwrap_or_default());
+        for c in m.devices.iter().filter(|c| !c.flags.is_empty()) {
+            let others = self.kinds.get(&c.kind).map_or(0, |k| k.devices - 1);
+            let of = format!(" of the other {others} {} devices ({:.2e} nodes/s)", c.kind, c.pace.median.unwrap_or_default());
             let card = if c.id == c.kind { String::new() } else { format!(" {}", c.id) };
             lines.push(format!("  {name}{card}: slow: {:.2}x the median{of}", c.pace.against_median.unwrap_or_default()));
         }
         lines
     }
 
-    /// Every machine as a table, a row per machine and one per counter under it, flagged
+    /// Every machine as a table, a row per machine and one per device under it, flagged
     /// machines first.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![format!(
             "{:<44} {:<24} {:>7} {:>9} {:>8} {:>12} {:>9} {:>9} {:<20} {}",
-            "machine (host) / counter",
+            "machine (host) / device",
             "kind",
             "records",
             "recounts",
@@ -87,7 +87,7 @@ impl Machines {
                 m.last.as_deref().unwrap_or("-"),
                 m.flags.join(",")
             ));
-            for c in &m.counters {
+            for c in &m.devices {
                 let rate = c.pace.nodes_per_second.map_or("-".into(), |r| format!("{r:.2e}"));
                 let against = c.pace.against_median.map_or("-".into(), |r| format!("{r:.2}"));
                 lines.push(format!(
