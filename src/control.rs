@@ -1,5 +1,6 @@
 //! What the counters share with the rest of the program while they run: a cancel flag
-//! (set by Ctrl-C) and how much of the estimated work is done, for the progress bar.
+//! (set by Ctrl-C), how much of the estimated work is done, for the progress bar, and
+//! whether the run waits for input, when a signal may end it at once.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -31,6 +32,8 @@ pub struct Control {
     total: AtomicU64,
     /// The backend counting, since when, and the work done when it began.
     stage: Mutex<Option<(&'static str, Instant, u64)>>,
+    /// The run waits for input, everything before it written out.
+    waiting: AtomicBool,
 }
 
 /// How far a count has come: the estimated work done and in all (in estimated search
@@ -74,6 +77,19 @@ impl Control {
         self.give_way.swap(false, Ordering::Relaxed) && !self.cancel.load(Ordering::Relaxed)
     }
 
+    /// Says that the run waits for input, with every answer before it written out, until
+    /// the guard is dropped: a signal may then end the process at once, since nothing would
+    /// stop the wait and nothing is left to write.
+    pub fn waiting_for_input(&self) -> Waiting<'_> {
+        self.waiting.store(true, Ordering::SeqCst);
+        Waiting(&self.waiting)
+    }
+
+    /// Whether the run waits for input (see [`Control::waiting_for_input`]).
+    pub fn is_waiting_for_input(&self) -> bool {
+        self.waiting.load(Ordering::SeqCst)
+    }
+
     /// Whether the run was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
@@ -114,6 +130,15 @@ impl Control {
         if let Ok(mut s) = self.stage.lock() {
             *s = None;
         }
+    }
+}
+
+/// While it lives, the run waits for input (see [`Control::waiting_for_input`]).
+pub struct Waiting<'a>(&'a AtomicBool);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
     }
 }
 

@@ -4,9 +4,11 @@
 use std::fmt;
 use std::io;
 
+#[cfg(feature = "cli")]
 pub use crate::checkpoint::CheckpointError;
 use crate::gpu::GpuError;
 use crate::parse::ParseError;
+#[cfg(feature = "cli")]
 pub use crate::parts::PartsError;
 
 /// Why a board could not be made, read or counted.
@@ -35,9 +37,12 @@ pub enum Error {
     /// Something could not be written: answers, part records, a checkpoint, a finished
     /// unit of work.
     Write(io::Error),
-    /// A checkpoint that does not fit the run.
+    /// A checkpoint that does not fit the run (the program's; the `cli` feature).
+    #[cfg(feature = "cli")]
     Checkpoint(CheckpointError),
-    /// Part records that do not merge, or do not say what they should.
+    /// Part records that do not merge, or do not say what they should (the program's; the
+    /// `cli` feature).
+    #[cfg(feature = "cli")]
     Parts(PartsError),
     /// Worker threads could not be started.
     Threads(String),
@@ -53,7 +58,9 @@ impl fmt::Display for Error {
             Error::Gpu(e) => write!(f, "the GPU failed: {e}"),
             Error::Interrupted => f.write_str("interrupted"),
             Error::Write(e) => write!(f, "cannot write: {e}"),
+            #[cfg(feature = "cli")]
             Error::Checkpoint(e) => e.fmt(f),
+            #[cfg(feature = "cli")]
             Error::Parts(e) => e.fmt(f),
             Error::Threads(why) => write!(f, "cannot start the worker threads: {why}"),
         }
@@ -66,7 +73,9 @@ impl std::error::Error for Error {
             Error::Parse(e) => Some(e),
             Error::NoGpu(e) | Error::Gpu(e) => Some(e),
             Error::Write(e) => Some(e),
+            #[cfg(feature = "cli")]
             Error::Checkpoint(e) => Some(e),
+            #[cfg(feature = "cli")]
             Error::Parts(e) => Some(e),
             _ => None,
         }

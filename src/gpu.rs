@@ -78,11 +78,11 @@ unsafe impl ValidAsZeroBits for Prefix {}
 /// A GPU card that counted, by its UUID (see [`Gpu::cards`]) and model, the seconds it had
 /// work in flight, and the prefixes it counted: cards take batches as they are free, so a
 /// slow card counts fewer in the same time. Records of earlier builds name no model.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "cli", derive(serde::Serialize, serde::Deserialize), serde(deny_unknown_fields))]
 pub struct Card {
     pub uuid: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "cli", serde(default, skip_serializing_if = "Option::is_none"))]
     pub model: Option<String>,
     pub seconds: f64,
     pub prefixes: u64,

@@ -39,10 +39,16 @@ macro_rules! insides {
     ($($name:ident),* $(,)?) => { $( #[doc(hidden)] pub mod $name; )* };
 }
 
-insides!(
-    app, board, checkpoint, control, cpu, estimate, gpu, parse, parts, plan, prefix, progress, rng, solve, split, square, symmetry, tally,
-    unique, work
-);
+insides!(board, control, cpu, estimate, gpu, parse, plan, prefix, rng, solve, split, square, symmetry, tally, unique, work);
+
+/// The program's own insides, which the library does without (the `cli` feature): the
+/// command line's run, part records, checkpoints and the progress bar.
+macro_rules! program_insides {
+    ($($name:ident),* $(,)?) => { $( #[cfg(feature = "cli")] #[doc(hidden)] pub mod $name; )* };
+}
+
+program_insides!(app, checkpoint, parts, progress);
+
 mod counter;
 mod error;
 mod solutions;

@@ -4,17 +4,18 @@ mod cli;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use nqueen::app::{self, EXIT_USAGE};
 use nqueen::control::Control;
 use nqueen::solve::Solver;
-use signal_hook::consts::{SIGINT, SIGTERM};
 
 /// How long the work has to stop by itself after a signal before the process exits anyway
-/// (it may be blocked reading a terminal).
+/// (a GPU batch in flight, say). A run waiting for input exits at once.
 const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+/// How often, in the grace, the run is looked at for a wait for input.
+const SIGNAL_LOOK_EVERY: Duration = Duration::from_millis(5);
 
 fn main() {
     // Before any thread starts: it sets an environment variable.
@@ -41,17 +42,33 @@ fn main() {
     std::process::exit(status);
 }
 
-/// On SIGINT or SIGTERM, asks the work to stop, and exits with 128 + signal if it has not
-/// finished within [`SIGNAL_GRACE`].
+/// On SIGINT or SIGTERM (Ctrl-C on Windows), asks the work to stop, and exits with 128 +
+/// signal: at once where the run waits for input (its answers are written out by then),
+/// else once the work has had [`SIGNAL_GRACE`] to stop by itself.
 fn watch_signals(ctl: &Arc<Control>) -> std::io::Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     let ctl = Arc::clone(ctl);
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            ctl.cancel_by_signal(signal);
-            std::thread::sleep(SIGNAL_GRACE);
-            std::process::exit(128 + signal);
+    let stop = move |signal: i32| {
+        ctl.cancel_by_signal(signal);
+        let deadline = Instant::now() + SIGNAL_GRACE;
+        while Instant::now() < deadline && !ctl.is_waiting_for_input() {
+            std::thread::sleep(SIGNAL_LOOK_EVERY);
         }
-    });
+        std::process::exit(128 + signal);
+    };
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                stop(signal);
+            }
+        });
+    }
+    #[cfg(windows)]
+    {
+        // Ctrl-C stands for SIGINT (2): status 130, as in a Unix shell.
+        ctrlc::set_handler(move || stop(2)).map_err(std::io::Error::other)?;
+    }
     Ok(())
 }

@@ -82,35 +82,6 @@ impl Iterator for Solutions {
     }
 }
 
-/// A solution as a line: each row's queen's column from 1, space-separated ("2 4 1 3").
-pub fn line(columns: &[usize], out: &mut Vec<u8>) {
-    for (i, &c) in columns.iter().enumerate() {
-        if i > 0 {
-            out.push(b' ');
-        }
-        // Columns run to 32: two digits at most.
-        let column = (c + 1) as u8;
-        if column >= 10 {
-            out.push(b'0' + column / 10);
-        }
-        out.push(b'0' + column % 10);
-    }
-    out.push(b'\n');
-}
-
-/// A solution drawn on `board`: a line per row, `Q` for a queen, `.` and `*` as in the
-/// input.
-pub fn drawn(board: &Board, columns: &[usize], out: &mut Vec<u8>) {
-    for (r, &queen) in columns.iter().enumerate() {
-        out.extend((0..board.n()).map(|c| match (c == queen, board.is_free(r, c)) {
-            (true, _) => b'Q',
-            (false, true) => b'.',
-            (false, false) => b'*',
-        }));
-        out.push(b'\n');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,19 +110,5 @@ mod tests {
         let board = Board::empty(6).unwrap().without(0, 1).without(3, 0);
         let all: Vec<Vec<usize>> = Solutions::new(&board).collect();
         assert!(!all.is_empty() && all.iter().all(|s| valid(&board, s) && s[0] != 1 && s[3] != 0));
-    }
-
-    #[test]
-    fn lines_and_drawings_read_as_the_readme_shows_them() {
-        let board = Board::empty(4).unwrap().without(0, 0);
-        let first = Solutions::new(&board).next().unwrap();
-        let (mut text, mut picture) = (Vec::new(), Vec::new());
-        line(&first, &mut text);
-        drawn(&board, &first, &mut picture);
-        assert_eq!(String::from_utf8(text).unwrap(), "2 4 1 3\n");
-        assert_eq!(String::from_utf8(picture).unwrap(), "*Q..\n...Q\nQ...\n..Q.\n");
-        let mut wide = Vec::new();
-        line(&[9, 31], &mut wide);
-        assert_eq!(wide, b"10 32\n");
     }
 }

@@ -149,11 +149,16 @@ impl Run<'_> {
         let mut cases = 0;
         let mut boards = ReadAhead::start(reader);
         loop {
-            // About to wait for input: the answers so far go out first.
-            if !boards.ready() {
+            // About to wait for input: the answers so far go out first, and a signal may end
+            // the run at once while it waits.
+            let board = if boards.ready() {
+                boards.next()
+            } else {
                 sink.flush()?;
-            }
-            let Some(board) = boards.next() else { break };
+                let _waiting = self.ctl.waiting_for_input();
+                boards.next()
+            };
+            let Some(board) = board else { break };
             for later in boards.newly_queued() {
                 self.solver.look_ahead(later);
             }

@@ -11,7 +11,7 @@ use super::{Failure, Sink, Stop};
 use crate::board::Board;
 use crate::control::Control;
 use crate::progress::Progress;
-use crate::solutions::{self, Solutions};
+use crate::solutions::Solutions;
 
 /// What `--solutions` lists after each case's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,9 +53,9 @@ impl Listing {
                 if listed > 0 {
                     chunk.push(b'\n');
                 }
-                solutions::drawn(board, columns, &mut chunk);
+                drawn(board, columns, &mut chunk);
             } else {
-                solutions::line(columns, &mut chunk);
+                line(columns, &mut chunk);
             }
             listed += 1;
             if chunk.len() >= CHUNK {
@@ -77,5 +77,53 @@ impl Listing {
             sink.say(format_args!("{name}: case {case}: listed {listed} solutions where the count is {count}: please report this"));
         }
         Ok(())
+    }
+}
+
+/// A solution as a line: each row's queen's column from 1, space-separated ("2 4 1 3").
+fn line(columns: &[usize], out: &mut Vec<u8>) {
+    for (i, &c) in columns.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        // Columns run to 32: two digits at most.
+        let column = (c + 1) as u8;
+        if column >= 10 {
+            out.push(b'0' + column / 10);
+        }
+        out.push(b'0' + column % 10);
+    }
+    out.push(b'\n');
+}
+
+/// A solution drawn on `board`: a line per row, `Q` for a queen, `.` and `*` as in the
+/// input.
+fn drawn(board: &Board, columns: &[usize], out: &mut Vec<u8>) {
+    for (r, &queen) in columns.iter().enumerate() {
+        out.extend((0..board.n()).map(|c| match (c == queen, board.is_free(r, c)) {
+            (true, _) => b'Q',
+            (false, true) => b'.',
+            (false, false) => b'*',
+        }));
+        out.push(b'\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_drawings_read_as_the_readme_shows_them() {
+        let board = Board::empty(4).unwrap().without(0, 0);
+        let first = Solutions::new(&board).next().unwrap();
+        let (mut text, mut picture) = (Vec::new(), Vec::new());
+        line(&first, &mut text);
+        drawn(&board, &first, &mut picture);
+        assert_eq!(String::from_utf8(text).unwrap(), "2 4 1 3\n");
+        assert_eq!(String::from_utf8(picture).unwrap(), "*Q..\n...Q\nQ...\n..Q.\n");
+        let mut wide = Vec::new();
+        line(&[9, 31], &mut wide);
+        assert_eq!(wide, b"10 32\n");
     }
 }
