@@ -104,11 +104,12 @@ def estimate(nqueen, path):
 
 
 # Kinds of file: kind, boards per file, n range, obstacle percent range, and the largest
-# planner estimate a board of it may have (else --max-nodes).
+# planner estimate a board of it may have (else --max-nodes; 0: any, for boards too small to
+# need the bound, whose thousands of estimates would take minutes).
 FILE_KINDS = [
     ('judge', (10, 10), (15, 19), (0, 40), None),
     ('dense', (40, 64), (23, 32), (55, 90), None),
-    ('tiny', (1000, 20000), (4, 12), (0, 40), None),
+    ('tiny', (1000, 20000), (4, 12), (0, 40), 0),
     # Boards of every single-board kind, each light: a file is many of them.
     ('mixed', (20, 60), None, None, 2e8),
 ]
@@ -135,7 +136,7 @@ def file_sweep(args, nqueen, workdir):
             with open(path, 'w') as f:
                 f.write(''.join(boards) + '0\n')
             # A board the sweep would not count alone makes the file too slow to count thrice.
-            keep = [b for b, nodes in zip(boards, estimate(nqueen, path)) if nodes <= (most or args.max_nodes)]
+            keep = boards if most == 0 else [b for b, nodes in zip(boards, estimate(nqueen, path)) if nodes <= (most or args.max_nodes)]
             with open(path, 'w') as f:
                 f.write(''.join(keep) + '0\n')
             files.append({'index': len(files), 'kind': kind, 'boards': len(keep), 'file': path})
