@@ -217,6 +217,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn lanes_and_the_scalar_search_agree_node_for_node() {
+        let isas = lanes::Isa::available_to_test("lanes_and_the_scalar_search_agree_node_for_node");
         // Random obstacles, with and without the symmetry split's due columns.
         let mut rng = crate::rng::Rng::new(3);
         for n in [6, 9, 12, 13] {
@@ -233,7 +234,7 @@ mod tests {
                         // The same plan without due columns, for lanes that leave them out.
                         let undue = Plan { due: vec![vec![0; n]; plan.boards.len()], ..plan.clone() };
                         let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
-                        for isa in lanes::Isa::available() {
+                        for &isa in &isas {
                             let lanes = lanes::Lanes::new(isa, &plan, depth).expect("three rows to search");
                             let fast = lanes.count(&plan, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
                             let want = if lanes.uses_due() { scalar } else { scalar_undue };
@@ -249,6 +250,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn lanes_below_the_prefixes_agree_with_the_scalar_search() {
+        let isas = lanes::Isa::available_to_test("lanes_below_the_prefixes_agree_with_the_scalar_search");
         // Boards too large for the lanes at the prefixes' row, with obstacles enough to
         // keep the search small; some prefixes have no prefix below them.
         let mut rng = crate::rng::Rng::new(5);
@@ -261,7 +263,7 @@ mod tests {
                 let scalar = Search::Scalar.run(&plan, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
                 let undue = Plan { due: vec![vec![0; n]; plan.boards.len()], ..plan.clone() };
                 let scalar_undue = Search::Scalar.run(&undue, depth, prefixes.items.iter().copied(), &Control::default()).unwrap();
-                for isa in lanes::Isa::available() {
+                for &isa in &isas {
                     let row = (depth..n).find(|&row| lanes::suits(isa, &plan, row)).expect("a row that suits the lanes");
                     assert!(row > depth, "n={n}: the lanes fit at the prefixes' row {depth}");
                     let lanes = lanes::Lanes::new(isa, &plan, row).unwrap();

@@ -41,3 +41,30 @@ impl Isa {
         })
     }
 }
+
+/// The environment variable in which `.ci/run` lists what its machine's CPU lacks
+/// (`avx512`, `avx2`), so that the lanes' tests know which skips CI expects.
+#[cfg(test)]
+const CI_LACKS_VARIABLE: &str = "NQUEEN_CI_CPU_LACKS";
+
+#[cfg(test)]
+impl Isa {
+    /// The instruction sets `test` can run here: [`Isa::available`]. Each one this CPU
+    /// lacks is said to be skipped, where `cargo test` shows it; under CI (`CI=true`) that
+    /// fails the test, unless `.ci/run` has declared that its machine's CPU lacks it.
+    pub(crate) fn available_to_test(test: &str) -> Vec<Isa> {
+        let here = Isa::available();
+        let under_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+        let declared = std::env::var(CI_LACKS_VARIABLE).unwrap_or_default();
+        for (isa, name, what) in [(Isa::Avx512, "avx512", "AVX-512 (16 lanes)"), (Isa::Avx2, "avx2", "AVX2 (8 lanes)")] {
+            if !here.contains(&isa) {
+                let expected = declared.split_whitespace().any(|w| w == name);
+                assert!(!under_ci || expected, "{test}: this CPU lacks {what}, and {CI_LACKS_VARIABLE} does not say so");
+                // Written past the harness's capture, where `cargo test` shows it.
+                let note = format!("SKIPPED {test}: this CPU lacks {what}\n");
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
+            }
+        }
+        here
+    }
+}
