@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 use std::io::Write;
+use std::process::{Child, ExitStatus};
+use std::time::{Duration, Instant};
 
 use nqueen::board::Board;
 use nqueen::control::Control;
@@ -47,6 +49,24 @@ pub fn not_here(test: &str, why: &str) {
 /// Whether `tool --version` runs.
 pub fn have(tool: &str) -> bool {
     std::process::Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Waits for `child` to exit, and kills it if it still runs `limit` from now: a watchdog
+/// that reaches no other process, since it signals through `child`'s handle only while
+/// `try_wait` has not reaped it, and a pid is not reused before its process is reaped.
+/// Returns its status and whether the limit was reached.
+pub fn wait_or_kill(child: &mut Child, limit: Duration) -> (ExitStatus, bool) {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("the child's status") {
+            return (status, false);
+        }
+        if Instant::now() >= deadline {
+            child.kill().expect("a child not yet reaped can be killed");
+            return (child.wait().expect("the killed child's status"), true);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// The obviously-correct count: plain recursion with sets of used columns and diagonals.

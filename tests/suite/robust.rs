@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{count_cpu, oracle, skip_missing_tool, Rng};
+use crate::common::{count_cpu, oracle, skip_missing_tool, wait_or_kill, Rng};
 use nqueen::board::Board;
 use nqueen::parse::Parser;
 
@@ -249,14 +249,11 @@ fn hostile_input_gives_right_answers_or_a_clear_error() {
 fn each_answer_is_written_before_the_run_waits_for_more_input() {
     // A person (or a judge) feeding boards one at a time reads each answer before the next.
     let mut child = Command::new(BIN).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    // An answer held back would leave the read below waiting: the run is killed instead.
-    let pid = child.id().to_string();
-    std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(30));
-        let _ = Command::new("kill").args(["-9", &pid]).status();
-    });
     let mut stdin = child.stdin.take().unwrap();
     let mut answers = BufReader::new(child.stdout.take().unwrap());
+    // An answer held back would leave a read below waiting: the run is killed after 30 s
+    // instead, if it still runs then.
+    let watchdog = std::thread::spawn(move || wait_or_kill(&mut child, Duration::from_secs(30)));
     for (case, (board, count)) in [("4\n.*..\n....\n....\n....\n", 1), (&empty_board_text(8)[..], 92), ("0\n", 0)].into_iter().enumerate() {
         stdin.write_all(board.as_bytes()).unwrap();
         stdin.flush().unwrap();
@@ -268,5 +265,7 @@ fn each_answer_is_written_before_the_run_waits_for_more_input() {
         assert_eq!(line, format!("Case {}: {count}\n", case + 1), "the answer did not come before the next board was sent");
     }
     // The terminator ends the run with stdin still open.
-    assert!(child.wait().unwrap().success());
+    let (status, killed) = watchdog.join().unwrap();
+    assert!(!killed && status.success(), "the run did not end on the terminator: {status}");
+    drop(stdin);
 }

@@ -1,6 +1,7 @@
 //! Counting past one machine, through the real binary: shards that add up to a plain run,
 //! part records a merge checks, and checkpoints that survive a kill -9.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -8,7 +9,7 @@ use std::time::Duration;
 use assert_cmd::Command as Cmd;
 use predicates::prelude::*;
 
-use crate::common::{random_board, resealed, Rng};
+use crate::common::{random_board, resealed, wait_or_kill, Rng};
 
 const BIN: &str = env!("CARGO_BIN_EXE_nqueen");
 
@@ -203,7 +204,7 @@ fn a_sharded_run_of_bad_input_merges_into_the_same_error() {
 /// Runs `input` with a checkpoint at `ckpt` and `options`, killed with SIGKILL after
 /// `after` unless it ends first; returns its stdout.
 fn killed_after(input: &Path, ckpt: &Path, after: Duration, options: &[&str]) -> String {
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args(options)
         .args(["--backend", "cpu", "-j", "2", "--checkpoint"])
         .arg(ckpt)
@@ -211,14 +212,14 @@ fn killed_after(input: &Path, ckpt: &Path, after: Duration, options: &[&str]) ->
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id();
-    let killer = std::thread::spawn(move || {
-        std::thread::sleep(after);
-        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    let mut stdout = child.stdout.take().unwrap();
+    // Read beside the wait, so that a full pipe never holds the run up.
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        stdout.read_to_string(&mut out).map(|_| out)
     });
-    let out = child.wait_with_output().unwrap();
-    killer.join().unwrap();
-    String::from_utf8(out.stdout).unwrap()
+    wait_or_kill(&mut child, after);
+    reader.join().unwrap().unwrap()
 }
 
 #[test]
