@@ -10,7 +10,7 @@ use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 use crate::tally::Tally;
 use search::Search;
-pub use search::{nodes_per_second, search_name, speedup_over_scalar, NODES_PER_ESTIMATED_NODE, SCALAR_NODES_PER_THREAD_SECOND};
+pub use search::{nodes_per_second, search_name, speedup_over_scalar};
 
 mod descend;
 #[cfg(target_arch = "x86_64")]

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, ValidAsZeroBits};
 
 use crate::prefix::Prefix;
+use crate::tuning::{LARGE_TREE, MAX_NODES_PER_PREFIX, NODES_PER_PREFIX_LARGE, NODES_PER_PREFIX_SMALL, SMALL_TREE};
 
 mod count;
 mod launch;
@@ -24,16 +25,6 @@ pub use count::{GpuTally, Units, BATCH_CAP};
 pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
-/// Search nodes per second of one GPU that a recorded count's units are sized by, and
-/// `auto` judges it by (an H100 on the plain kernel).
-pub const NODES_PER_SECOND: f64 = 4e11;
-/// What a board costs an open GPU besides its planning and search (prefixes, transfers,
-/// launches): about 5 to 7 ms on boards of 15 and 16 on an H100 host.
-pub const BOARD_SECONDS: f64 = 0.006;
-/// What opening the GPU costs: the driver's start-up and the context, as measured on an
-/// H100 host whose driver is idle (BENCHMARKS.md); more while another process's teardown
-/// runs.
-pub const START_SECONDS: f64 = 0.17;
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
 /// prefixes and the fetching of prefixes cost more than the shorter tails save.
@@ -41,20 +32,7 @@ pub const GPU_TARGET: usize = 1 << 28;
 /// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
 /// with one.
 pub const GPU_MIN_TARGET: usize = 256 << 10;
-/// Search nodes per prefix (at most, as the first level with enough prefixes is used) on
-/// small trees, where making prefixes is a large part of the count.
-const NODES_PER_PREFIX_SMALL: f64 = 20_000.0;
-/// The same on large trees, where a batch's last prefixes, on a few threads while the
-/// others idle, cost more than making more and smaller prefixes.
-const NODES_PER_PREFIX_LARGE: f64 = 10_000.0;
-/// The trees between which the nodes per prefix go from the first to the second, evenly
-/// on a log scale, so that no board size falls between two rules.
-const SMALL_TREE: f64 = 5e10;
-const LARGE_TREE: f64 = 8e11;
 
-/// The most search nodes a prefix may hold, whatever [`GPU_TARGET`] says: a thread
-/// searches a few million nodes a second, so a heavier prefix makes a long tail.
-pub const MAX_NODES_PER_PREFIX: f64 = 5e5;
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
 /// boards get fewer: making millions of prefixes for a board that counts in 0.1 s takes

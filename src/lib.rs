@@ -39,7 +39,7 @@ macro_rules! insides {
     ($($name:ident),* $(,)?) => { $( #[doc(hidden)] pub mod $name; )* };
 }
 
-insides!(board, control, cpu, estimate, gpu, parse, plan, prefix, rng, solve, split, square, symmetry, tally, unique, work);
+insides!(board, control, cpu, estimate, gpu, parse, plan, prefix, rng, solve, split, square, symmetry, tally, tuning, unique, work);
 
 /// The program's own insides, which the library does without (the `cli` feature): the
 /// command line's run, part records, checkpoints and the progress bar.

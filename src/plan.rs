@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use crate::board::{due_columns, due_matters, Board};
 use crate::estimate;
 use crate::symmetry::{self, Sym};
+use crate::tuning::{ORIENTATION_CUT, PLANNING_CUT, PLANNING_PAYS_NODES, TURNING_PAYS_NODES};
 
 /// The boards to count and their weights: the case's answer is `sum(weight * count(board))`.
 #[derive(Clone, Debug)]
@@ -35,23 +36,8 @@ pub struct Plan {
 /// than it saves.
 const SMALL_TREE_NODES: u64 = 20_000;
 
-/// Trees estimated (by `QUICK_DIVES` dives) below this many nodes are searched as they are:
-/// choosing an orientation and a symmetry (eight estimates of `PROBE_DIVES` dives) costs
-/// as much as such a search, which many small boards in one input would pay again and again.
-const PLANNING_PAYS_NODES: f64 = 2e6;
 
-/// Estimated trees (after symmetry) from which turning each board of a split pays for its
-/// planning.
-const TURNING_PAYS_NODES: f64 = 1e8;
 
-/// How many times fewer nodes a plan may need than its board's plain tree, at most: the
-/// symmetry split's gain (up to about 5x) times what the orientation and the quick
-/// estimate's error may add.
-pub const PLANNING_CUT: f64 = 8.0;
-/// What the orientation and the quick estimate's error may cut beside the symmetry split:
-/// on 114 boards of 13 to 32 with obstacles and no symmetry, the cut was under 1.5x for
-/// two thirds and over 3x for 8.
-const ORIENTATION_CUT: f64 = 3.0;
 
 /// Random dives for the quick estimate that decides whether planning pays.
 const QUICK_DIVES: u32 = 200;

@@ -22,6 +22,10 @@ use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 use crate::work::Shard;
 
+// These figures define the split: every machine must use the same ones to find the same
+// shards, and a change makes other shards (and so parts that do not merge). They are not
+// tuning (crate::tuning).
+
 /// Roots per shard's width, about: the width a node must exceed to be divided is the
 /// shard's over this, so that a shard's estimate is within a few percent of its width.
 pub const ROOTS_PER_SHARD: f64 = 32.0;

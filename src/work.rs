@@ -17,8 +17,6 @@ const BLOCKS: usize = 256;
 /// Random dives per block for its estimate.
 const DIVES_PER_BLOCK: u32 = 256;
 
-/// Seconds of counting a unit of a recorded count aims at: a kill loses about this much.
-pub const UNIT_SECONDS: f64 = 2.0;
 
 /// Which of how many shards a count covers: `index` in `0..count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,12 +10,8 @@ use super::descend::Descend;
 use super::DYNAMIC_CHUNK;
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
+use crate::tuning::{CHUNKS_PER_SHARE, PREFIXES_PER_SHARE};
 
-/// A thread's share of the work over the most that one prefix may hold: a heavier one
-/// keeps its thread busy after the others finish.
-const PREFIXES_PER_SHARE: f64 = 16.0;
-/// A thread's share of the work over the most that one chunk may hold.
-const CHUNKS_PER_SHARE: f64 = 64.0;
 /// Prefixes from which none is made finer (16 bytes each): the last row taken may still
 /// multiply them by up to n.
 const MOST_PREFIXES: usize = 1 << 22;

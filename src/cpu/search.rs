@@ -6,32 +6,19 @@ use super::count_prefix;
 #[cfg(target_arch = "x86_64")]
 use super::{descend, lanes};
 use crate::control::{Control, Interrupted};
+#[cfg(target_arch = "x86_64")]
 use crate::estimate;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
 use crate::tally::Tally;
+#[cfg(target_arch = "x86_64")]
+use crate::tuning::{DESCEND_COST, LANES_SPEEDUP, LANE_START};
+use crate::tuning::SCALAR_NODES_PER_THREAD_SECOND;
 
-/// Search nodes per second one thread gets through in the scalar search ([`count_prefix`])
-/// while every thread of the pool is busy: with [`speedup_over_scalar`], what `auto` judges
-/// the CPU by and a recorded count's units are sized by (the AVX-512 lanes then place
-/// about 4.4e8 queens a second per thread on judge boards of 16 to 22).
-pub const SCALAR_NODES_PER_THREAD_SECOND: f64 = 1.0e8;
-/// The CPU's search nodes per node of Knuth's estimate of the same tree: the CPU counts
-/// the last two rows in closed form (about 0.8 on the split boards of empty 15x15 and
-/// 17x17).
-pub const NODES_PER_ESTIMATED_NODE: f64 = 0.8;
 
 /// Dives that estimate what the lanes would search of a count (see [`estimate::below`]).
+#[cfg(target_arch = "x86_64")]
 const BELOW_DIVES: u32 = 256;
-/// What a node costs, in nodes of the scalar search, where the scalar way brings prefixes
-/// down to lanes that start below them (see [`descend`]): it yields each partial board
-/// where the scalar search counts the last rows at once.
-const DESCEND_COST: f64 = 1.22;
-/// What a lane's start on a partial board costs: a lane's search of a partial board of `p`
-/// nodes costs `1 / speedup + LANE_START / sqrt(p)` nodes of the scalar search a node, as
-/// fitted to sixteen boards of 20 to 30 with 20 to 75% obstacles, whose lanes started from
-/// 0.3 to 900 nodes a partial board (one thread, AVX-512 and AVX2 alike).
-const LANE_START: f64 = 1.8;
 
 /// How many times faster than [`count_prefix`] the search that [`super::count`] runs on prefixes
 /// at row `depth` of `plan` gets through nodes, on one thread (see `Search::new`).
@@ -80,8 +67,8 @@ impl Search {
             if let Some((lanes, row)) = (depth..plan.n).find_map(|row| lanes::Lanes::new(isa, plan, row).map(|l| (l, row))) {
                 let below = estimate::below(&plan.boards, &plan.due, depth, row, BELOW_DIVES);
                 let widest = match isa {
-                    lanes::Isa::Avx512 => 4.4,
-                    lanes::Isa::Avx2 => 1.7,
+                    lanes::Isa::Avx512 => LANES_SPEEDUP[0],
+                    lanes::Isa::Avx2 => LANES_SPEEDUP[1],
                 };
                 let in_lanes = 1.0 / widest + LANE_START / below.per_start.max(1e-9).sqrt();
                 let speedup = 1.0 / ((1.0 - below.share) * DESCEND_COST + below.share * in_lanes);

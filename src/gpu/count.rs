@@ -20,12 +20,10 @@ use crate::control::Control;
 use crate::plan::Plan;
 use crate::prefix::{self, Deeper, Prefix, Prefixes};
 use crate::tally::Tally;
+use crate::tuning::SHARED_NODES;
 
 /// Prefixes per batch: bounds device memory (16 bytes each) whatever the board.
 pub const BATCH_CAP: usize = 4 << 20;
-/// Estimated search nodes from which a board is shared among several devices. Below it,
-/// the second device's set-up per board costs more than it saves.
-const SHARED_NODES: f64 = 2e11;
 /// Batches each device should get when several share the work.
 const BATCHES_PER_DEVICE: u64 = 16;
 /// The smallest batch worth a launch when several devices share the work.

@@ -20,16 +20,12 @@ use crate::board::Board;
 use crate::control::Control;
 use crate::cpu::{self, Schedule};
 use crate::error::Error;
-use crate::gpu::{self, GpuError};
+use crate::gpu::GpuError;
 use crate::plan::Plan;
+use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND, GPU_START_SECONDS, OPENING_LINE_SECONDS};
 use gain::{saving, Gain};
 use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
 
-/// Estimated CPU seconds, beyond what is left of the GPU's opening, under which `auto`
-/// keeps a board on the CPU while the GPU is opening, and above which the board no longer
-/// races the opening but waits for it. The estimate assumes every thread runs at full
-/// speed. Once the GPU is open, the line is its own cost of a board ([`gpu::BOARD_SECONDS`]).
-const OPENING_LINE_SECONDS: f64 = 0.05;
 /// How often a race looks whether the GPU has opened.
 const RACE_LOOK_EVERY: Duration = Duration::from_millis(1);
 
@@ -51,7 +47,7 @@ enum Choice {
 /// else the GPU.
 fn route(cpu: f64, start_up: Option<f64>, recorded: bool, ends: bool) -> Choice {
     match start_up {
-        None if cpu < gpu::BOARD_SECONDS => Choice::Cpu,
+        None if cpu < GPU_BOARD_SECONDS => Choice::Cpu,
         None => Choice::Gpu,
         Some(_) if cpu < OPENING_LINE_SECONDS => Choice::Cpu,
         Some(s) if cpu < OPENING_LINE_SECONDS + s && recorded => Choice::Cpu,
@@ -63,7 +59,7 @@ fn route(cpu: f64, start_up: Option<f64>, recorded: bool, ends: bool) -> Choice 
 /// The CPU seconds from which [`route`] gives the GPU whatever more the CPU would take:
 /// the estimate and the timed sample need tell no more than this.
 fn decided_from(start_up: Option<f64>) -> f64 {
-    start_up.map_or(gpu::BOARD_SECONDS, |s| OPENING_LINE_SECONDS + s)
+    start_up.map_or(GPU_BOARD_SECONDS, |s| OPENING_LINE_SECONDS + s)
 }
 
 /// Starts opening the GPU in the background, unless something did already, once a board's
@@ -134,7 +130,7 @@ impl Auto {
         report: &mut Report,
     ) -> Result<(), Error> {
         let choice = self.choose(gpu, job, ends, &mut report.warnings);
-        let gpu_seconds = || gpu::BOARD_SECONDS + job.nodes() / gpu::NODES_PER_SECOND;
+        let gpu_seconds = || GPU_BOARD_SECONDS + job.nodes() / GPU_NODES_PER_SECOND;
         if choice == Choice::Race && race_on_cpu(gpu, options.schedule, job, gpu_seconds(), ctl, report)? {
             return Ok(());
         }
@@ -167,7 +163,7 @@ impl Auto {
             return Choice::Cpu;
         }
         let opening = gpu.opening_since();
-        let start_up = opening.map_or(0.0, |since| (gpu::START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
+        let start_up = opening.map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
         let decided = decided_from(opening.map(|_| start_up));
         let (plan, estimate) = (&job.case.plan, job.estimate());
         let rate = cpu::nodes_per_second(plan, job.prefixes.depth, rayon::current_num_threads());
@@ -384,7 +380,7 @@ mod tests {
                 (!may_need_gpu(fewest, rate) && saved > 0.0).then_some((board, plan, cut, saved))
             });
             let (board, plan, cut, saved) = between.expect("an empty board that alone does not open the GPU");
-            let needed = (gpu::START_SECONDS / saved).ceil() as usize;
+            let needed = (GPU_START_SECONDS / saved).ceil() as usize;
             let (mut auto, mut gpu) = (Auto::default(), Opener::new(None, false));
             for _ in 1..needed {
                 auto.expect(&mut gpu, &board, &plan, cut);

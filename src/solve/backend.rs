@@ -75,7 +75,7 @@ impl GpuPlan {
     pub(super) fn count(&self, gpu: &Gpu, job: &Job<'_>, ctl: &Control, report: &mut Report) -> Result<(), Error> {
         report.gpu_wait = self.started.elapsed() - report.prefix_time;
         let (plan, roots, part) = (&job.case.plan, &*job.prefixes, job.part);
-        let units = job.units(gpu::NODES_PER_SECOND);
+        let units = job.units(crate::tuning::GPU_NODES_PER_SECOND);
         // The units as ranges of the job's prefixes, which are the selection's in order.
         let mut at = 0;
         let ranges: Vec<_> = units.iter().map(|u| (at..at + u.len(), at += u.len()).0).collect();

@@ -12,7 +12,8 @@ use crate::plan::Plan;
 use crate::prefix::{self, Prefixes};
 use crate::split::{self, Root, Split};
 use crate::tally::Tally;
-use crate::work::{Blocks, Selection, Shard, Unit, UNIT_SECONDS};
+use crate::tuning::{ESTIMATED_WORK_NODES, UNIT_SECONDS};
+use crate::work::{Blocks, Selection, Shard, Unit};
 
 /// What to do with each unit of a count once it is counted (from any thread), with the
 /// device-seconds it took: record it.
@@ -40,10 +41,6 @@ impl Part<'_> {
     }
 }
 
-/// Planned trees from which a case's blocks are estimated even when no shard or
-/// checkpoint needs it, for the progress bar: such a case may run for many seconds, and
-/// the estimate costs milliseconds.
-const ESTIMATED_WORK_NODES: f64 = 1e11;
 
 /// Changes whenever the way a whole case's prefixes are made changes, so that a checkpoint's
 /// units are never taken off other prefixes.

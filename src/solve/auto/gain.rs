@@ -1,17 +1,17 @@
 //! What the GPU would save over a run's boards. No board of a file of many may keep the CPU
 //! as long as the GPU's opening, and yet together they may: `auto` opens the GPU once the
 //! CPU time it would save on the boards counted so far and on those the read-ahead holds
-//! passes what opening it costs ([`gpu::START_SECONDS`]).
+//! passes what opening it costs ([`GPU_START_SECONDS`]).
 
 use std::collections::VecDeque;
 
 use crate::board::Board;
-use crate::gpu;
+use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND, GPU_START_SECONDS};
 
 /// The seconds an open GPU would save on a count that keeps the CPU `cpu` seconds over about
 /// `nodes` search nodes: none where its own cost of a board is more.
 pub(super) fn saving(cpu: f64, nodes: f64) -> f64 {
-    (cpu - gpu::BOARD_SECONDS - nodes / gpu::NODES_PER_SECOND).max(0.0)
+    (cpu - GPU_BOARD_SECONDS - nodes / GPU_NODES_PER_SECOND).max(0.0)
 }
 
 /// What the GPU would save, from the boards expected and counted so far.
@@ -49,7 +49,7 @@ impl Gain {
 
     /// Whether the GPU would save more than opening it costs.
     pub(super) fn pays(&self) -> bool {
-        self.seen + self.ahead >= gpu::START_SECONDS
+        self.seen + self.ahead >= GPU_START_SECONDS
     }
 
     /// Drops what it holds: once the GPU is asked for, the run needs no more of it.
@@ -68,7 +68,7 @@ mod tests {
         // Boards that keep the CPU 50 ms each, where the GPU takes 10 ms: none is worth the
         // opening alone, five are.
         let board = Board::empty(20).unwrap();
-        let nodes = 0.004 * gpu::NODES_PER_SECOND;
+        let nodes = 0.004 * GPU_NODES_PER_SECOND;
         for _ in 0..4 {
             gain.counted(&board, 0.05, nodes);
         }
@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn boards_the_gpu_would_count_no_faster_save_nothing() {
         assert_eq!(saving(0.001, 1e6), 0.0);
-        assert_eq!(saving(gpu::BOARD_SECONDS, 0.0), 0.0);
-        assert!((saving(1.0, 0.0) - (1.0 - gpu::BOARD_SECONDS)).abs() < 1e-12);
+        assert_eq!(saving(GPU_BOARD_SECONDS, 0.0), 0.0);
+        assert!((saving(1.0, 0.0) - (1.0 - GPU_BOARD_SECONDS)).abs() < 1e-12);
     }
 }

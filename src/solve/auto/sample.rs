@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crate::control;
-use crate::cpu::{self, NODES_PER_ESTIMATED_NODE};
-use crate::gpu;
+use crate::cpu;
+use crate::tuning::{ESTIMATE_MARGIN, GPU_START_SECONDS, NODES_PER_ESTIMATED_NODE};
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
 
@@ -23,12 +23,9 @@ pub fn cpu_seconds_by_estimate(nodes: f64, rate: f64) -> f64 {
 /// A run that opens the GPU for nothing waits at exit for it to finish opening, and such a
 /// search ends no sooner than the opening does.
 pub fn may_need_gpu(nodes: f64, rate: f64) -> bool {
-    cpu_seconds_by_estimate(nodes, rate) >= gpu::START_SECONDS
+    cpu_seconds_by_estimate(nodes, rate) >= GPU_START_SECONDS
 }
 
-/// How many times the estimate of a search's nodes may be off: an estimate this many times
-/// what the CPU gets through in the time at stake settles the question without a sample.
-const ESTIMATE_MARGIN: f64 = 8.0;
 
 /// Whether a search estimated at `nodes` nodes would surely take the CPU, at `rate` nodes a
 /// second, at least `seconds`: then timing a sample, which on a board of few and heavy
@@ -70,11 +67,11 @@ mod tests {
     use super::*;
     use crate::board::Board;
     use crate::control::Control;
-    use crate::plan::PLANNING_CUT;
+    use crate::tuning::PLANNING_CUT;
     use crate::prefix;
 
     /// The nodes a second of 16 threads of the AVX-512 lanes.
-    const LANES_16: f64 = 16.0 * 4.4 * cpu::SCALAR_NODES_PER_THREAD_SECOND;
+    const LANES_16: f64 = 16.0 * 4.4 * crate::tuning::SCALAR_NODES_PER_THREAD_SECOND;
 
     #[test]
     fn only_boards_that_may_be_too_big_for_the_cpu_may_open_the_gpu() {
