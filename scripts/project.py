@@ -4,13 +4,13 @@
     scripts/project.py run N M S [--seed 1] [--nqueen BIN] [--backend gpu] --out FILE
     scripts/project.py run N M --shards 0-127 [...] --out FILE
     scripts/project.py report FILE... [--sample S] [--seed 1] [--json]
-    scripts/project.py parts FILE... > parts.jsonl        # then: nqueen --merge parts.jsonl
+    scripts/project.py parts FILE... > parts.jsonl        # then: nqueen merge parts.jsonl
 
 `run` counts S shards of the M shards of empty N, drawn at random from the seed (or the
 listed shards), in one nqueen process (`--shard k1,k2,.../M --stats`), and appends one JSON
 line per shard to FILE: its count, nodes, kernel seconds, the shard's seconds from its
 planning to its end, the device and the shard's part record; `parts` prints those
-records back, for `nqueen --merge`.
+records back, for `nqueen merge`.
 
 `report` groups the lines by (n, M) and, from each group's sample (all its lines, or, of
 a group that holds every shard, S of them drawn by the seed), projects the whole board: device-hours (M times the mean

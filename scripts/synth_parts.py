@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""Writes a synthetic run's part files from one real part file, to time `nqueen --merge`
+"""Writes a synthetic run's part files from one real part file, to time `nqueen merge`
 at record sizes: the one file's case and end records (of one shard K of M) are copied for
 every shard 0..M-1, as tasks of SHARDS_PER_TASK shards each would write them, each task a
 run of its own on one of HOSTS hosts (each with a machine id of its own), the tasks ending
 one after another over --days, with their digests made again (see src/parts/digest.rs).
 The first --slow hosts take four times the device-seconds, and so count at a quarter of the
-others' rate, for `--status` to flag. With --cards MODEL each host counts on one GPU card of
-that model, as a GPU run's records say; with --done SHARE only that share of the run's days
-has passed (a run still going: the shards that ended by then are in). The counts are the
-real shard's, so the total means nothing; the records are otherwise what a real run writes.
+others' rate, for `nqueen status` to flag. With --cards MODEL each host counts on one GPU
+card of that model, as a GPU run's records say; with --done SHARE only that share of the
+run's days has passed (a run still going: the shards that ended by then are in). The counts
+are the real shard's, so the total means nothing; the records are otherwise what a real run writes.
 
     nqueen --shard 0/262144 empty_20.in > one.jsonl
     scripts/synth_parts.py one.jsonl parts/ --per-task 64 --hosts 140
-    /usr/bin/time -v nqueen --merge parts/part-*.jsonl
-    nqueen --merge --status --by host --plot run.svg parts/part-*.jsonl
+    /usr/bin/time -v nqueen merge parts/part-*.jsonl
+    nqueen status --by host --plot run.svg parts/part-*.jsonl
 """
 
 import argparse

@@ -178,7 +178,7 @@ impl Outcome {
 /// [`Failure`]).
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
-    let mut sink = Sink { out, err };
+    let mut sink = Sink { out, err, broken: false };
     match &config.mode {
         Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
         Mode::Merge(merging) => merge::run(&config.inputs, merging, &mut sink, &mut outcome),
@@ -194,6 +194,9 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
 struct Sink<'a, O: Write, E: Write> {
     out: &'a mut O,
     err: &'a mut E,
+    /// A write to `out` has failed and been reported: later writes fail without a word,
+    /// so that the error is printed once.
+    broken: bool,
 }
 
 /// Why a run ends before its inputs do.
@@ -230,7 +233,9 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
         match result {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(Stop::Quiet),
+            Err(_) if self.broken => Err(Stop::Failed(Failure::Output)),
             Err(e) => {
+                self.broken = true;
                 self.say(format_args!("cannot write the answers: {e}"));
                 Err(Stop::Failed(Failure::Output))
             }
@@ -241,7 +246,9 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
     /// cannot be written has nowhere else to go, so a failure here is ignored (a failure
     /// to write the answers shows at their next flush).
     fn say(&mut self, message: fmt::Arguments<'_>) {
-        let _ = self.out.flush();
+        if !self.broken {
+            let _ = self.out.flush();
+        }
         let _ = writeln!(self.err, "nqueen: {message}");
     }
 }

@@ -1,238 +1,283 @@
-//! The command line: every flag is defined and documented here, and parsed once into the
-//! library's [`Config`].
+//! The command line: every subcommand and option is defined and documented here, and parsed
+//! once into the library's [`Config`]. A doc comment's first paragraph is the option's line
+//! under `-h`; the whole comment is its entry under `--help`.
 
+use std::num::IntErrorKind;
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use nqueen::app::{Config, Counting, Input, Listing, Merging, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{Backend, Options};
 use nqueen::work::Shards;
-
-/// The most worker threads `-j` takes: every thread is started before any work, so a typo
-/// of a few zeros must not start tens of thousands.
-const MAX_THREADS: i64 = 1024;
+use nqueen::MAX_THREADS;
 
 /// Counts the ways to place n non-attacking queens on n×n boards with obstacles.
 ///
-/// Reads judge input: each case is a line with n, then n rows of n cells, '.' free and
-/// '*' an obstacle (a queen may not stand on one; obstacles do not block attacks). Input
-/// ends at end of file or at a line holding 0. Prints "Case k: count" for each case as
-/// soon as it is counted.
+/// Reads judge input, from the files or standard input: each case is a line with n (1 to
+/// 32), then n rows of n cells, '.' free and '*' an obstacle (a queen may not stand on one;
+/// obstacles do not block attacks), until the end or a 0. Prints "Case k: count" for each
+/// case as soon as it is counted. Example: nqueen fixtures/sample.in
 ///
 /// Exit status: 0 all answered, 1 bad or unreadable input (earlier cases are answered
-/// first), 2 bad command line, 3 --backend gpu with no usable GPU (or the GPU failed), 4
-/// the answers could not be written, 130 / 143 stopped by SIGINT / SIGTERM. When several
-/// fail, the first in the order 130/143, 4, 3, 1 sets the status.
+/// first), 2 bad command line, 3 --backend gpu with no usable GPU (before any answer) or
+/// the GPU failed, 4 the answers could not be written, 130 / 143 stopped by SIGINT /
+/// SIGTERM. When several fail, the first in the order 130/143, 4, 3, 1 sets the status.
 #[derive(Parser, Debug)]
-#[command(name = "nqueen", version, max_term_width = 100)]
+#[command(name = "nqueen", version, max_term_width = 100, args_conflicts_with_subcommands = true)]
+#[command(about = "Counts n non-attacking queens on n×n boards with obstacles, in judge input:\n\
+n, then n rows of '.' free or '*' blocked; prints \"Case k: count\" per board.\n\
+Example: nqueen fixtures/sample.in")]
+#[command(after_help = "Each command has its own help: nqueen merge -h. Documents: README.md, GUIDE.md.")]
 pub struct Cli {
-    /// Input files, read in order; each restarts the case numbering. Standard input when
-    /// none is given, or for "-".
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    count: CountArgs,
+    #[command(flatten)]
+    old: OldSpellings,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count every case of the inputs (the default command)
+    Count(CountArgs),
+    /// Add up the part records of --shard runs into the answers
+    ///
+    /// The answers are the lines a plain run prints. A shard may be counted by several runs
+    /// (a recount): it is added once, and its records must agree. A missing or mismatched
+    /// shard, one counted twice by one run, records that disagree, or a record whose digest
+    /// does not match it is an error that names the file and line; the complete cases
+    /// before it are answered.
+    Merge(MergeArgs),
+    /// How far a sharded run is, and which machines to look at
+    ///
+    /// Per case the shards in, recounted and disagreeing, the share of the estimated work
+    /// done, and per backend the device-hours spent, the rate and the hours left at it;
+    /// then the machines flagged slow, disagreeing or silent, and why, and one line for the
+    /// rest; as tables, the problems, and two JSON lines, of the cases and of every machine.
+    /// Exit status 1 while incomplete.
+    Status(StatusArgs),
+    /// Choose shards to count again elsewhere, as a --shard list
+    ///
+    /// A random SHARE of the shards counted once, one more for each host with none among
+    /// them, and every shard whose records disagree.
+    Recheck(RecheckArgs),
+    /// Print the table of the empty boards A..B
+    ///
+    /// One line per size: n, the count, the unique count and the seconds they took.
+    Table(TableArgs),
+}
+
+/// What a count takes: the inputs, and how to count them.
+#[derive(Args, Debug, Default)]
+struct CountArgs {
+    /// Input files, in order; standard input if none, or for -
+    ///
+    /// Each file restarts the case numbering, as if nqueen were run on it alone.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
 
-    /// Which counter to use: auto picks the GPU when one is usable and the board is big
-    /// enough to gain from it, else the CPU; gpu sends it every board but those the planner
-    /// counts at once (trees of under 20,000 nodes, or whose prefixes reach the last row).
-    #[arg(short, long, value_enum, default_value_t = BackendArg::Auto)]
-    backend: BackendArg,
-
-    /// Worker threads for the CPU counter, 1 to 1024 [default: all cores].
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS))]
-    threads: Option<u16>,
-
-    /// How the CPU hands prefixes to its threads: dynamic (chunks of 16, each to the next
-    /// free thread) or static (fixed chunks of 1024, dealt round-robin, as OpenMP's
-    /// schedule(static, 1024)).
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Dynamic)]
-    schedule: ScheduleArg,
-
-    /// Search every board as it is: no orientation choice, no symmetry (for testing and timing).
-    #[arg(long)]
-    no_symmetry: bool,
-
-    /// GPUs to use, as a comma-separated list of ordinals [default: all visible].
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    devices: Option<Vec<usize>>,
-
-    /// Prefixes to aim for on the GPU (tuning; by default one per 20K estimated nodes on
-    /// small trees down to one per 10K from 8e11 nodes, between 256K and 256M, and more
-    /// where one would hold over 5e5 nodes).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
-    gpu_prefixes: Option<u64>,
-
-    /// Print per case, on stderr: n, obstacles, backend (with the device and the GPU
-    /// kernel's entry point), orientation, symmetry, boards (and how many were turned),
-    /// prefixes, depth, nodes, wall time and nodes per second.
-    #[arg(long)]
-    stats: bool,
-
-    /// Never draw the progress bar (it is drawn only when stderr is a terminal).
-    #[arg(short, long)]
-    quiet: bool,
-
-    /// Also count the solutions distinct under the symmetries the board keeps (for an
-    /// empty board, OEIS A002562): each line becomes "Case k: count (unique u)".
-    #[arg(short, long)]
+    /// Also count the solutions distinct under symmetry
+    ///
+    /// Those distinct under the board's symmetries (rotations, mirror images). For an empty board, OEIS A002562: each line becomes "Case k: count (unique u)".
+    #[arg(short, long, help_heading = "Counting")]
     unique: bool,
 
-    /// After each case's answer, up to K of its solutions (a number, or all), one a line:
-    /// the column of the queen in each row, from 1, space-separated, in lexicographic order
-    /// (the order a row-by-row, leftmost-first search finds them), the same whatever counts
-    /// the case
-    #[arg(long, value_name = "K", value_parser = listed, conflicts_with_all = ["shard", "merge", "dry_run", "table"])]
+    /// List up to K solutions of each case (or all)
+    ///
+    /// After each answer, one a line: the column of the queen in each row, from 1,
+    /// space-separated, in lexicographic order (the order a row-by-row, leftmost-first
+    /// search finds them), the same whatever counts the case.
+    #[arg(long, value_name = "K", value_parser = listed, allow_negative_numbers = true, conflicts_with_all = ["shard", "dry_run"], help_heading = "Output")]
     solutions: Option<u64>,
 
-    /// With --solutions: each solution as a line of columns, or drawn as its board (Q for a
-    /// queen, . and * as in the input), a blank line between
-    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = FormatArg::Lines, requires = "solutions")]
-    solutions_format: FormatArg,
+    /// List them as lines (columns) or board (drawn)
+    ///
+    /// lines: the columns of the queens, from 1, as above; board: Q for a queen, . and * as
+    /// in the input, a blank line between. Only with --solutions.
+    #[arg(long, value_name = "FORMAT", value_enum, hide_possible_values = true, help_heading = "Output")]
+    solutions_format: Option<FormatArg>,
 
-    /// Print the table of the empty boards n = A..B instead of reading input: n, the
-    /// count, the unique count and the seconds each took (1 <= A <= B <= 32).
-    #[arg(long, value_name = "A..B", value_parser = table, conflicts_with_all = ["files", "shard", "checkpoint", "merge", "dry_run"])]
-    table: Option<(usize, usize)>,
+    #[command(flatten)]
+    run: RunArgs,
 
-    /// Count only shard K (from 0) of M of every case, and print a JSON part record per
-    /// case instead of its answer; the M shards of a case add up to its count (see --merge).
-    /// Every machine splits a board into the same shards, and plans only its own. K may be
-    /// a list of shards and ranges, e.g. 0-15 or 3,17,40-42: one run counts each in turn,
-    /// with a part record for each.
-    #[arg(long, value_name = "K/M", value_parser = shard, help_heading = "Counting past one machine")]
+    /// Count shard K (from 0) of M, as a part record
+    ///
+    /// A JSON part record per case instead of its answer; the M shards of a case add up to
+    /// its count (nqueen merge). Every machine splits a board into the same shards, and
+    /// plans only its own. K may be a list of shards and ranges, e.g. 0-15 or 3,17,40-42:
+    /// one run counts each in turn, with a part record for each.
+    #[arg(long, value_name = "K/M", value_parser = shard, help_heading = "Past one machine")]
     shard: Option<Shards>,
 
-    /// Plan each case (with --shard, each of its shards) without counting it, and print
-    /// what would be counted as a JSON line: its roots, prefixes and estimated search nodes.
-    #[arg(long, conflicts_with_all = ["checkpoint", "unique"], help_heading = "Counting past one machine")]
-    dry_run: bool,
-
-    /// Append each finished unit of work and case to FILE (synced to disk), and skip what
-    /// it already holds: a run stopped at any moment and started again with the same
-    /// input and FILE loses at most a few seconds of work and prints the same answers.
-    #[arg(long, value_name = "FILE", help_heading = "Counting past one machine")]
+    /// Append finished work to FILE; skip what it holds
+    ///
+    /// Synced to disk: a run stopped at any moment and started again with the same input
+    /// and FILE loses at most a few seconds of work and prints the same answers.
+    #[arg(long, value_name = "FILE", help_heading = "Past one machine")]
     checkpoint: Option<PathBuf>,
 
-    /// Add up the part records in the FILEs (from --shard runs) and print the answers a
-    /// plain run would. A shard may be counted by several runs (a recount): it is added
-    /// once, and its records must agree. A missing or mismatched shard, one counted twice
-    /// by one run, records that disagree, or a record whose digest does not match it is an
-    /// error.
-    #[arg(long, conflicts_with_all = ["shard", "checkpoint", "dry_run"], help_heading = "Counting past one machine")]
-    merge: bool,
+    /// Print each case's plan instead of counting it
+    ///
+    /// A JSON line per case and shard: its roots, prefixes and estimated search nodes.
+    #[arg(long, conflicts_with_all = ["checkpoint", "unique"], help_heading = "Past one machine")]
+    dry_run: bool,
+}
 
-    /// With --merge: instead of the answers, how far the run is: per case the shards in,
-    /// recounted and disagreeing, the share of the estimated work done, and per backend the
-    /// device-hours spent, the rate and the hours left at it; then the machines flagged
-    /// slow, disagreeing or silent, and why, and one line for the rest; as tables, the
-    /// problems, and two JSON lines, of the cases and of every machine (exit status 1
-    /// while incomplete).
-    #[arg(long, requires = "merge", conflicts_with_all = ["recheck", "summary"], help_heading = "Counting past one machine")]
-    status: bool,
+/// How a count runs, for a count and for the table: where, on how many threads, what it shows.
+#[derive(Args, Debug, Default)]
+struct RunArgs {
+    /// Search boards as given: no symmetry, no turning
+    ///
+    /// For testing and timing.
+    #[arg(long, help_heading = "Counting")]
+    no_symmetry: bool,
 
-    /// With --status, host: every machine in a table, not only the flagged ones, with each
-    /// counter on it (its CPU, each GPU card): records, device-hours, rate against the
-    /// median of the others of its kind (CPUs against CPUs, cards against cards of the same
-    /// model), recounts, disagreements, last record; a counter under half that median is
-    /// slow
-    #[arg(long, value_name = "WHAT", value_parser = ["case", "host"], default_value = "case", requires = "status", help_heading = "Counting past one machine")]
-    by: String,
+    /// Per case on stderr: plan, nodes, time
+    ///
+    /// n, obstacles, backend (with the device and the GPU kernel's entry point),
+    /// orientation, symmetry, boards (and how many were turned), prefixes, depth, nodes,
+    /// wall time and nodes per second, and where the time went.
+    #[arg(long, help_heading = "Output")]
+    stats: bool,
 
-    /// With --status: while shards are missing, flag a machine silent when its last record
-    /// is older than this before the run's newest, e.g. 30m or 2h (a finished run has no
-    /// silent machine)
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, default_value = "1h", requires = "status", help_heading = "Counting past one machine")]
-    silent_after: std::time::Duration,
+    /// Never draw the progress bar
+    ///
+    /// It is drawn on stderr only when that is a terminal, and only for a count that takes a
+    /// while.
+    #[arg(short, long, help_heading = "Output")]
+    quiet: bool,
 
-    /// With --status: also draw FILE, an SVG of the share of the work done over time, with
-    /// the finish time at the recent rate, and each counter's rate against the median of
-    /// its kind, slowest first, flagged ones in red
-    #[arg(long, value_name = "FILE", requires = "status", help_heading = "Counting past one machine")]
-    plot: Option<PathBuf>,
+    /// Counter: auto, cpu or gpu [default: auto]
+    ///
+    /// auto picks the GPU when one is usable and a board, or the file's boards together,
+    /// are big enough to gain from it, else the CPU. gpu sends the GPU every board but
+    /// those the planner counts at once (trees of under 20,000 nodes, or whose prefixes
+    /// reach the last row), and fails before any answer where no GPU is usable.
+    #[arg(short, long, value_name = "BACKEND", value_parser = backend, help_heading = "GPU and tuning")]
+    backend: Option<Backend>,
 
-    /// With --merge: instead of the answers, print a --shard list of shards to count again
-    /// elsewhere: a random SHARE (0 to 1) of those counted once, one more for each host
-    /// with none among them, and every shard whose records disagree.
-    #[arg(long, value_name = "SHARE", value_parser = share, requires = "merge", conflicts_with = "summary", help_heading = "Counting past one machine")]
-    recheck: Option<f64>,
+    /// CPU worker threads, 1 to 1024 [default: all cores]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64), help_heading = "GPU and tuning")]
+    threads: Option<u16>,
 
-    /// With --recheck: the seed of its random choice; the same records and seed give the
-    /// same shards.
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "recheck", help_heading = "Counting past one machine")]
-    seed: u64,
+    /// GPUs to use, e.g. 0,1 [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', help_heading = "GPU and tuning")]
+    devices: Option<Vec<usize>>,
 
-    /// With --merge: also write FILE, a JSON summary of the total and what it rests on
-    /// (board, n, shards, split, builds, recounts, and a digest over every record used),
-    /// the same for anyone who holds the same part files.
-    #[arg(long, value_name = "FILE", requires = "merge", help_heading = "Counting past one machine")]
+    /// How CPU threads take prefixes: dynamic or static
+    ///
+    /// dynamic: chunks of 16, each to the next free thread; static: fixed chunks of 1024,
+    /// dealt round-robin, as OpenMP's schedule(static, 1024).
+    #[arg(long, value_enum, hide_possible_values = true, help_heading = "GPU and tuning")]
+    schedule: Option<ScheduleArg>,
+
+    /// Prefixes to aim for on the GPU (tuning)
+    ///
+    /// By default one per 20K estimated nodes on small trees down to one per 10K from 8e11
+    /// nodes, between 256K and 256M, and more where one would hold over 5e5 nodes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30), help_heading = "GPU and tuning")]
+    gpu_prefixes: Option<u64>,
+}
+
+/// `nqueen merge`'s inputs and options.
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// Part files of --shard runs, in any order; standard input if none
+    #[arg(value_name = "PARTS")]
+    parts: Vec<PathBuf>,
+
+    /// Also write FILE: a JSON summary of the total and what it rests on
+    ///
+    /// Board, n, shards, split, builds, recounts, and a digest over every record used: the
+    /// same for anyone who holds the same part files.
+    #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
 }
 
-/// Parses a share from 0 to 1.
-fn share(text: &str) -> Result<f64, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|f| (0.0..=1.0).contains(f))
-        .ok_or_else(|| format!("{text:?} is not a share from 0 to 1, e.g. 0.02"))
+/// `nqueen status`'s inputs and options.
+#[derive(Args, Debug)]
+struct StatusArgs {
+    /// Part files of --shard runs, in any order; standard input if none
+    #[arg(value_name = "PARTS")]
+    parts: Vec<PathBuf>,
+
+    /// List every machine (host) or only the flagged ones (case)
+    ///
+    /// host: every machine in a table, with each device on it (its CPU, each GPU card):
+    /// records, device-hours, rate against the median of the others of its kind (CPUs
+    /// against CPUs, cards against cards of the same model), recounts, disagreements, last
+    /// record; a device under half that median is slow.
+    #[arg(long, value_name = "WHAT", value_enum, hide_possible_values = true, default_value_t = By::Case)]
+    by: By,
+
+    /// Flag a machine silent this long behind the newest record
+    ///
+    /// When its last record is this much older than the newest of all. E.g. 30m or 2h; only while shards are missing (a finished run has no silent
+    /// machine).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, default_value = "1h")]
+    silent_after: Duration,
+
+    /// Also draw FILE: an SVG of the progress and the devices' rates
+    ///
+    /// The share of the work done over time, with the finish time at the recent rate, and
+    /// each device's rate against the median of its kind, slowest first, flagged ones red.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
 }
 
-/// Parses how many solutions to list: a number, or "all" (as many as a count can be).
-fn listed(text: &str) -> Result<u64, String> {
-    match text.trim() {
-        "all" => Ok(u64::MAX),
-        k => k.parse().map_err(|_| format!("{text:?} is not a number of solutions or \"all\", e.g. 10")),
-    }
+/// `nqueen recheck`'s inputs and options.
+#[derive(Args, Debug)]
+struct RecheckArgs {
+    /// The share (0 to 1) of once-counted shards to choose, e.g. 0.02
+    #[arg(long, value_name = "SHARE", value_parser = share)]
+    share: f64,
+
+    /// Part files of --shard runs, in any order; standard input if none
+    #[arg(value_name = "PARTS")]
+    parts: Vec<PathBuf>,
+
+    /// The random choice's seed: the same records and seed, the same shards
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
 }
 
-/// Parses "A..B": the board sizes A to B of the table.
-fn table(text: &str) -> Result<(usize, usize), String> {
-    let (a, b) = text.split_once("..").ok_or("expected A..B, board sizes A to B, e.g. 4..16")?;
-    let size =
-        |s: &str| s.trim().parse::<usize>().ok().filter(|n| (1..=32).contains(n)).ok_or(format!("{s:?} is not a board size from 1 to 32"));
-    let (a, b) = (size(a)?, size(b)?);
-    if a > b {
-        return Err(format!("{a} is more than {b}: the table runs from the smaller size to the larger"));
-    }
-    Ok((a, b))
+/// `nqueen table`'s sizes and how to count them.
+#[derive(Args, Debug)]
+struct TableArgs {
+    /// The board sizes, A to B (1 <= A <= B <= 32), e.g. 4..16
+    #[arg(value_name = "A..B", value_parser = table)]
+    sizes: (usize, usize),
+
+    #[command(flatten)]
+    run: RunArgs,
 }
 
-/// Parses "K/M": shard K, from 0, of M, where K may be a comma-separated list of shards
-/// and ranges A-B.
-fn shard(text: &str) -> Result<Shards, String> {
-    let (list, m) = text.rsplit_once('/').ok_or("expected K/M, shard K (from 0) of M, e.g. 3/64 or 0-15/64")?;
-    let m: usize = m.trim().parse().map_err(|_| format!("{m:?} is not a number of shards"))?;
-    if m == 0 {
-        return Err("M must be at least 1".into());
-    }
-    let number = |k: &str| k.trim().parse::<usize>().map_err(|_| format!("{k:?} is not a shard number"));
-    let mut indices = Vec::new();
-    for item in list.split(',') {
-        let (a, b) = match item.split_once('-') {
-            Some((a, b)) => (number(a)?, number(b)?),
-            None => (number(item)?, number(item)?),
-        };
-        if a > b {
-            return Err(format!("{item:?}: a range runs from the lower shard to the higher"));
-        }
-        if b >= m {
-            return Err(format!("shards are numbered from 0, so K must be below M ({m})"));
-        }
-        indices.extend(a..=b);
-    }
-    let mut sorted = indices.clone();
-    sorted.sort_unstable();
-    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("shard {} is listed twice", w[0]));
-    }
-    Ok(Shards { indices, count: m })
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum BackendArg {
-    Auto,
-    Cpu,
-    Gpu,
+/// The spellings of the modes from before the subcommands, which part records' notes and
+/// scripts still use: `--merge [--status | --recheck SHARE]` and `--table A..B`.
+#[derive(Args, Debug, Default)]
+struct OldSpellings {
+    #[arg(long, hide = true)]
+    merge: bool,
+    #[arg(long, hide = true)]
+    status: bool,
+    #[arg(long, hide = true, value_parser = share)]
+    recheck: Option<f64>,
+    #[arg(long, hide = true)]
+    seed: Option<u64>,
+    #[arg(long, hide = true, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    #[arg(long, hide = true, value_enum)]
+    by: Option<By>,
+    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    silent_after: Option<Duration>,
+    #[arg(long, hide = true)]
+    plot: Option<PathBuf>,
+    #[arg(long, hide = true, value_parser = table)]
+    table: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -249,61 +294,254 @@ enum ScheduleArg {
     Dynamic,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum By {
+    Case,
+    Host,
+}
+
+/// Why a value on the command line is refused, in words that say what is wrong.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Parses a backend's name, as the library reads it.
+fn backend(text: &str) -> Result<Backend, nqueen::Error> {
+    text.parse()
+}
+
+/// Parses a share from 0 to 1.
+fn share(text: &str) -> Result<f64, Refused> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|f| (0.0..=1.0).contains(f))
+        .ok_or_else(|| Refused(format!("{text:?} is not a share from 0 to 1, e.g. 0.02")))
+}
+
+/// Parses how many solutions to list: a number, or "all" (as many as a count can be).
+fn listed(text: &str) -> Result<u64, Refused> {
+    match text.trim() {
+        "all" => Ok(u64::MAX),
+        k => k.parse().map_err(|e: std::num::ParseIntError| {
+            Refused(match e.kind() {
+                IntErrorKind::PosOverflow => format!("{k} solutions is too large: at most {} (or all)", u64::MAX - 1),
+                _ if k.starts_with('-') => format!("{k} is below 0: list 0 or more solutions, or all"),
+                _ => format!("{text:?} is not a number of solutions or \"all\", e.g. 10"),
+            })
+        }),
+    }
+}
+
+/// Parses "A..B": the board sizes A to B of the table.
+fn table(text: &str) -> Result<(usize, usize), Refused> {
+    let (a, b) = text.split_once("..").ok_or_else(|| Refused("expected A..B, board sizes A to B, e.g. 4..16".into()))?;
+    let size = |s: &str| {
+        s.trim().parse::<usize>().ok().filter(|n| (1..=32).contains(n)).ok_or(Refused(format!("{s:?} is not a board size from 1 to 32")))
+    };
+    let (a, b) = (size(a)?, size(b)?);
+    if a > b {
+        return Err(Refused(format!("{a} is more than {b}: the table runs from the smaller size to the larger")));
+    }
+    Ok((a, b))
+}
+
+/// Parses "K/M": shard K, from 0, of M, where K may be a comma-separated list of shards
+/// and ranges A-B.
+fn shard(text: &str) -> Result<Shards, Refused> {
+    let refused = |why: String| Refused(why);
+    let (list, m) = text.rsplit_once('/').ok_or_else(|| refused("expected K/M, shard K (from 0) of M, e.g. 3/64 or 0-15/64".into()))?;
+    let m: usize = m.trim().parse().map_err(|_| refused(format!("{m:?} is not a number of shards")))?;
+    if m == 0 {
+        return Err(refused("M must be at least 1".into()));
+    }
+    let number = |k: &str| k.trim().parse::<usize>().map_err(|_| refused(format!("{k:?} is not a shard number")));
+    let mut indices = Vec::new();
+    for item in list.split(',') {
+        let (a, b) = match item.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(item)?, number(item)?),
+        };
+        if a > b {
+            return Err(refused(format!("{item:?}: a range runs from the lower shard to the higher")));
+        }
+        if b >= m {
+            return Err(refused(format!("shards are numbered from 0, so K must be below M ({m})")));
+        }
+        indices.extend(a..=b);
+    }
+    let mut sorted = indices.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(refused(format!("shard {} is listed twice", w[0])));
+    }
+    Ok(Shards { indices, count: m })
+}
+
+/// `files` as inputs: standard input when none is given, or for "-".
+fn inputs(files: &[PathBuf]) -> Vec<Input> {
+    if files.is_empty() {
+        return vec![Input::Stdin];
+    }
+    files.iter().map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::File(f.clone()) }).collect()
+}
+
+/// Exits as clap does for a bad command line, with `why`, under the usage of the command
+/// `name` (the top one when `None`).
+fn refuse(name: Option<&str>, kind: ErrorKind, why: String) -> ! {
+    let mut top = Cli::command();
+    match name.and_then(|n| top.find_subcommand_mut(n)) {
+        Some(sub) => sub.clone().bin_name(format!("nqueen {}", name.unwrap_or_default())).error(kind, why).exit(),
+        None => top.error(kind, why).exit(),
+    }
+}
+
 impl Cli {
     /// The thread count asked for, if any.
     pub fn threads(&self) -> Option<usize> {
-        self.threads.map(usize::from)
+        match &self.command {
+            Some(Command::Count(count)) => count.run.threads,
+            Some(Command::Table(table)) => table.run.threads,
+            _ => self.count.run.threads,
+        }
+        .map(usize::from)
     }
 
     /// The run's configuration; `stderr_is_terminal` decides whether a bar may be drawn.
-    pub fn config(&self, stderr_is_terminal: bool) -> Config {
-        let inputs = if self.files.is_empty() {
-            vec![Input::Stdin]
-        } else {
-            self.files.iter().map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::File(f.clone()) }).collect()
+    /// Exits, as clap does, where the old spellings are put together wrongly.
+    pub fn config(self, stderr_is_terminal: bool) -> Config {
+        let command = match self.command {
+            Some(command) => command,
+            None => self.old.command(self.count),
         };
-        let mode = if let Some((from, to)) = self.table {
-            Mode::Table { from, to }
-        } else if self.merge {
-            Mode::Merge(match (self.status, self.recheck) {
-                (true, _) => Merging::Status { by_host: self.by == "host", silent_after: self.silent_after, plot: self.plot.clone() },
-                (false, Some(share)) => Merging::Recheck { share, seed: self.seed },
-                (false, None) => Merging::Answers { summary: self.summary.clone() },
-            })
-        } else {
-            Mode::Count(Counting {
-                shards: self.shard.clone(),
-                checkpoint: self.checkpoint.clone(),
-                unique: self.unique,
-                dry_run: self.dry_run,
-                solutions: self
-                    .solutions
-                    .map(|k| Listing { most: (k < u64::MAX).then_some(k), drawn: self.solutions_format == FormatArg::Board }),
-            })
+        let (inputs, mode, run) = match command {
+            Command::Count(count) => {
+                let (inputs, counting) = (inputs(&count.files), count.counting());
+                let mut run = count.run;
+                // A dry run counts nothing, so it never opens a GPU.
+                if counting.dry_run {
+                    run.backend = Some(Backend::Cpu);
+                }
+                (inputs, Mode::Count(counting), run)
+            }
+            Command::Merge(m) => (inputs(&m.parts), Mode::Merge(Merging::Answers { summary: m.summary }), RunArgs::default()),
+            Command::Status(s) => {
+                let status = Merging::Status { by_host: s.by == By::Host, silent_after: s.silent_after, plot: s.plot };
+                (inputs(&s.parts), Mode::Merge(status), RunArgs::default())
+            }
+            Command::Recheck(r) => (inputs(&r.parts), Mode::Merge(Merging::Recheck { share: r.share, seed: r.seed }), RunArgs::default()),
+            Command::Table(t) => (Vec::new(), Mode::Table { from: t.sizes.0, to: t.sizes.1 }, t.run),
         };
         Config {
             inputs,
             mode,
             solve: Options {
-                // A dry run counts nothing, so it never opens a GPU.
-                backend: match self.backend {
-                    _ if self.dry_run => Backend::Cpu,
-                    BackendArg::Auto => Backend::Auto,
-                    BackendArg::Cpu => Backend::Cpu,
-                    BackendArg::Gpu => Backend::Gpu,
+                backend: run.backend.unwrap_or_default(),
+                schedule: match run.schedule {
+                    Some(ScheduleArg::Static) => Schedule::Static,
+                    Some(ScheduleArg::Dynamic) | None => Schedule::Dynamic,
                 },
-                schedule: match self.schedule {
-                    ScheduleArg::Dynamic => Schedule::Dynamic,
-                    ScheduleArg::Static => Schedule::Static,
-                },
-                no_symmetry: self.no_symmetry,
-                devices: self.devices.clone(),
-                gpu_prefixes: self.gpu_prefixes.map(|n| n as usize),
+                no_symmetry: run.no_symmetry,
+                devices: run.devices,
+                gpu_prefixes: run.gpu_prefixes.map(|n| n as usize),
                 // main exits without dropping the solver.
                 quick_exit: true,
             },
-            stats: self.stats,
-            progress: stderr_is_terminal && !self.quiet,
+            stats: run.stats,
+            progress: stderr_is_terminal && !run.quiet,
+        }
+    }
+}
+
+impl CountArgs {
+    /// The first option given that only a count takes (not a merge, not the table), as it
+    /// is spelled.
+    fn only_a_count_takes(&self) -> Option<&'static str> {
+        [
+            (self.solutions.is_some(), "--solutions"),
+            (self.shard.is_some(), "--shard"),
+            (self.checkpoint.is_some(), "--checkpoint"),
+            (self.dry_run, "--dry-run"),
+        ]
+        .into_iter()
+        .find_map(|(given, option)| given.then_some(option))
+    }
+
+    /// What the count is asked for besides its inputs.
+    fn counting(&self) -> Counting {
+        if self.solutions_format.is_some() && self.solutions.is_none() {
+            refuse(
+                Some("count"),
+                ErrorKind::MissingRequiredArgument,
+                "--solutions-format draws the solutions that --solutions lists: give --solutions K (or all) with it".into(),
+            );
+        }
+        Counting {
+            shards: self.shard.clone(),
+            checkpoint: self.checkpoint.clone(),
+            unique: self.unique,
+            dry_run: self.dry_run,
+            solutions: self
+                .solutions
+                .map(|k| Listing { most: (k < u64::MAX).then_some(k), drawn: self.solutions_format == Some(FormatArg::Board) }),
+        }
+    }
+}
+
+impl OldSpellings {
+    /// The command the old spellings name (a count where none is given), or an exit where
+    /// they are put together wrongly.
+    fn command(self, count: CountArgs) -> Command {
+        let mode_of_merge = self.status || self.recheck.is_some() || self.summary.is_some();
+        let of_status = self.by.is_some() || self.silent_after.is_some() || self.plot.is_some();
+        let usage = |why: &str| refuse(None, ErrorKind::ArgumentConflict, why.to_string());
+        if let Some(sizes) = self.table {
+            if self.merge || mode_of_merge || of_status || !count.files.is_empty() {
+                let why = "--table prints the empty boards' table: it takes no input files and no other mode";
+                refuse(Some("table"), ErrorKind::ArgumentConflict, why.into());
+            }
+            if let Some(option) = count.only_a_count_takes() {
+                refuse(Some("table"), ErrorKind::ArgumentConflict, format!("{option} goes with a count, not with --table"));
+            }
+            return Command::Table(TableArgs { sizes, run: count.run });
+        }
+        if !self.merge {
+            if mode_of_merge || of_status || self.seed.is_some() {
+                usage("--status, --recheck, --summary and their options go with a merge: nqueen status, nqueen recheck, nqueen merge --summary");
+            }
+            return Command::Count(count);
+        }
+        if let Some(option) = count.only_a_count_takes() {
+            usage(&format!("{option} goes with a count, not with --merge"));
+        }
+        let parts = count.files;
+        match (self.status, self.recheck) {
+            (true, Some(_)) => usage("--status and --recheck are two commands: nqueen status, nqueen recheck"),
+            (true, None) => Command::Status(StatusArgs {
+                parts,
+                by: self.by.unwrap_or(By::Case),
+                silent_after: self.silent_after.unwrap_or(Duration::from_secs(3600)),
+                plot: self.plot,
+            }),
+            (false, Some(share)) => {
+                if self.summary.is_some() || of_status {
+                    usage("--recheck takes --seed alone: nqueen recheck --share SHARE [--seed N] PARTS...");
+                }
+                Command::Recheck(RecheckArgs { share, parts, seed: self.seed.unwrap_or(1) })
+            }
+            (false, None) => {
+                if of_status || self.seed.is_some() {
+                    usage("--by, --silent-after and --plot go with --status, --seed with --recheck");
+                }
+                Command::Merge(MergeArgs { parts, summary: self.summary })
+            }
         }
     }
 }

@@ -60,7 +60,7 @@ for input in "$work/random.in" "$work/random_big.in"; do
 done
 
 log "== 2b. unique counts, shards and checkpoints on the GPU"
-"$BIN" --backend gpu --table 4..19 > "$work/table.out" 2>> "$OUT/check.log"
+"$BIN" table 4..19 --backend gpu > "$work/table.out" 2>> "$OUT/check.log"
 if python3 - "$work/table.out" << 'PY'
 import sys
 oeis = lambda name: {int(l.split()[0]): int(l.split()[1]) for l in open(f"fixtures/oeis/{name}.txt") if not l.startswith("#")}
@@ -70,14 +70,14 @@ bad = [r for r in rows if (int(r[1]), int(r[2])) != (total[int(r[0])], unique[in
 sys.exit(1 if bad or len(rows) != 16 else 0)
 PY
 then
-    log "ok   --table 4..19 on the GPU matches A000170 and A002562"
+    log "ok   table 4..19 on the GPU matches A000170 and A002562"
 else
-    fail "--table 4..19 on the GPU"
+    fail "table 4..19 on the GPU"
     cat "$work/table.out" | tee -a "$OUT/check.log"
 fi
 "$BIN" --backend cpu "$work/random_big.in" > "$work/cpu.out"
 for k in 0 1 2 3; do "$BIN" --backend gpu --shard "$k/4" "$work/random_big.in" > "$work/part-$k.jsonl" 2>> "$OUT/check.log"; done
-if "$BIN" --merge "$work"/part-*.jsonl > "$work/merged.out" && diff -q "$work/cpu.out" "$work/merged.out" > /dev/null; then
+if "$BIN" merge "$work"/part-*.jsonl > "$work/merged.out" && diff -q "$work/cpu.out" "$work/merged.out" > /dev/null; then
     log "ok   4 GPU shards of random_big.in merge into the CPU's answers"
 else
     fail "GPU shards of random_big.in"

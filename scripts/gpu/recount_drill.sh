@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A record-size run in miniature, on one GPU host: an empty n×n board in M shards counted on
 # the GPUs (one process per GPU, each a contiguous range of shards, as the tasks of a job
-# array would), a share of the shards chosen by `--merge --recheck` counted again on the
+# array would), a share of the shards chosen by `nqueen recheck` counted again on the
 # host's CPU, then the merge of both with its status and summary.
 #
 #   scripts/gpu/recount_drill.sh [N] [M] [SHARE] [DIR]      # defaults: 22 64 0.05 drill
@@ -33,12 +33,12 @@ for ((g = 0; g < gpus; g++)); do
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
 echo "first count: $m shards of empty $n, $backend, $gpus process(es), in $(since "$started") s"
-"$nqueen" --merge --recheck "$share" --seed 1 "$dir"/parts/part-*.jsonl > "$dir/recheck.txt"
+"$nqueen" recheck --share "$share" --seed 1 "$dir"/parts/part-*.jsonl > "$dir/recheck.txt"
 echo "recount: $(cat "$dir/recheck.txt")"
 started=$(date +%s.%N)
 "$nqueen" --backend cpu --shard "$(cat "$dir/recheck.txt")" "$board" > "$dir/recount/part-0.jsonl"
 echo "CPU recount in $(since "$started") s"
-"$nqueen" --merge --status "$dir"/parts/part-*.jsonl "$dir"/recount/part-*.jsonl > "$dir/status.txt" || true
+"$nqueen" status "$dir"/parts/part-*.jsonl "$dir"/recount/part-*.jsonl > "$dir/status.txt" || true
 cat "$dir/status.txt"
-"$nqueen" --merge --summary "$dir/summary.json" "$dir"/parts/part-*.jsonl "$dir"/recount/part-*.jsonl > "$dir/merge.txt" 2>&1
+"$nqueen" merge --summary "$dir/summary.json" "$dir"/parts/part-*.jsonl "$dir"/recount/part-*.jsonl > "$dir/merge.txt" 2>&1
 cat "$dir/merge.txt"

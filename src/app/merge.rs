@@ -1,6 +1,6 @@
-//! `--merge`: the part files given as inputs added up into the answers a plain run prints
-//! (with `--summary`, and the summary to publish beside them); with `--status`, how far
-//! the run is and what each case still lacks; with `--recheck`, which shards to count
+//! `nqueen merge`: the part files given as inputs added up into the answers a plain run
+//! prints (with `--summary`, and the summary to publish beside them); `nqueen status`, how
+//! far the run is and what each case still lacks; `nqueen recheck`, which shards to count
 //! again.
 
 use std::io::Write;

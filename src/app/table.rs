@@ -1,4 +1,4 @@
-//! `--table A..B`: the empty boards n = A..B, one aligned line each with the count, the
+//! `nqueen table A..B`: the empty boards n = A..B, one aligned line each with the count, the
 //! unique count and the seconds they took, as the CUDA programs nqueen grew from print.
 
 use std::io::Write;

@@ -1,4 +1,4 @@
-//! `--merge --status`: what each machine did of a run, and each device on it (its CPU, and
+//! `nqueen status`: what each machine did of a run, and each device on it (its CPU, and
 //! each GPU card): records, device-hours, recounts and disagreements, the time of its last
 //! record, and each device's rate in estimated search nodes a second against the median
 //! of the others of its kind (CPUs against CPUs, cards against cards of the same model). A

@@ -1,4 +1,4 @@
-//! `--merge --status --plot FILE.svg`: a picture of a run, drawn with plotters. Above, the
+//! `nqueen status --plot FILE.svg`: a picture of a run, drawn with plotters. Above, the
 //! share of the estimated work done against the hours since the first record (a stall is a
 //! flat stretch), and while shards are missing, its projection to the end at the recent
 //! rate (dashed) with the finish time it gives. Below, each device's rate (a machine's

@@ -1,4 +1,4 @@
-//! `--merge --recheck SHARE`: which shards to count again, elsewhere, to check a run. A
+//! `nqueen recheck --share SHARE`: which shards to count again, elsewhere, to check a run. A
 //! seeded random share of the shards counted once, at least one shard of every host that
 //! took part, and every shard whose records disagree, as a `--shard` list. If k shards are
 //! silently wrong, all of them escape a random recount of share f with probability about

@@ -1,4 +1,4 @@
-//! `--merge --status`: how far a sharded run has got. Per case: the shards in, recounted
+//! `nqueen status`: how far a sharded run has got. Per case: the shards in, recounted
 //! and disagreeing, the share of the planner's estimated work done (shards differ in
 //! size), and per backend the device time spent, the rate so far and the device-hours left
 //! at that rate; as a short table, the problems that stop a merge, and one JSON line for

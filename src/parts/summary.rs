@@ -1,4 +1,4 @@
-//! `--merge --summary FILE`: the merged total with what it rests on, to publish beside it:
+//! `nqueen merge --summary FILE`: the merged total with what it rests on, to publish beside it:
 //! per case the board's hash, n, the shards and the split's fingerprint, the count, how
 //! many shards were recounted and by how many runs, hosts and builds; and one digest over
 //! every record used. It is made from the records alone, in a fixed order, so anyone who

@@ -194,17 +194,6 @@ fn a_byte_order_mark_vertical_tabs_and_cr_line_ends_are_read() {
 }
 
 #[test]
-fn answers_that_cannot_be_written_exit_4() {
-    if !Path::new("/dev/full").exists() {
-        return crate::common::not_here("answers_that_cannot_be_written_exit_4", "no /dev/full to write to");
-    }
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).arg("fixtures/sample.in").stdout(full).output().unwrap();
-    assert_eq!(run.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("cannot write the answers"));
-}
-
-#[test]
 fn asking_for_the_gpu_without_one_fails_before_reading_the_input() {
     if nqueen::gpu::Gpu::open(None).is_ok() {
         return crate::common::not_here("asking_for_the_gpu_without_one_fails_before_reading_the_input", "a GPU is present");
@@ -283,13 +272,4 @@ fn asking_for_the_gpu_without_one_exits_3_before_any_answer() {
 #[test]
 fn auto_backend_without_a_gpu_counts_on_the_cpu() {
     nqueen().args(["--backend", "auto", "fixtures/empty_1_16.in"]).assert().success().stdout(expected(Path::new("fixtures/empty_1_16.in")));
-}
-
-#[test]
-fn the_readme_shows_the_options_as_the_help_prints_them() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    let after = readme.split("The output of `nqueen -h`").nth(1).expect("the README's option list");
-    let block = after.split("```text\n").nth(1).and_then(|b| b.split("\n```").next()).expect("a text block");
-    let help = nqueen().arg("-h").env("COLUMNS", "100").output().unwrap();
-    assert_eq!(block, String::from_utf8_lossy(&help.stdout).trim_end(), "README.md's option list differs from `nqueen -h`");
 }

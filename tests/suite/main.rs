@@ -5,7 +5,9 @@
 mod common;
 
 mod cli;
+mod commands;
 mod compare;
+
 mod kernel_on_cpu;
 mod oracle;
 mod parse;

@@ -81,7 +81,7 @@ fn a_recount_by_another_run_or_backend_is_taken_once_and_reported() {
     let text = std::fs::read_to_string(&five).unwrap();
     std::fs::write(&gpu, text.lines().map(|l| on_gpu(l) + "\n").collect::<String>()).unwrap();
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args(&parts)
         .args([&again, &gpu])
         .assert()
@@ -89,7 +89,7 @@ fn a_recount_by_another_run_or_backend_is_taken_once_and_reported() {
         .stdout(plain)
         .stderr(predicate::str::contains("27 shards over 9 cases were counted more than once (27 recounts), and every recount agrees"));
     // The status says so too.
-    let status = nqueen().args(["--merge", "--status"]).args(&parts).args([&again, &gpu]).output().unwrap();
+    let status = nqueen().arg("status").args(&parts).args([&again, &gpu]).output().unwrap();
     assert!(status.status.success());
     let text = String::from_utf8(status.stdout).unwrap();
     let line = text.lines().find(|l| l.starts_with("{\"record\":\"status\"")).unwrap();
@@ -115,7 +115,7 @@ fn a_wrong_recount_is_refused_and_named_with_both_counts_origins() {
         })
     };
     std::fs::write(&wrong, edited(&again, 0, off_by_one)).unwrap();
-    let out = nqueen().arg("--merge").args(&parts).arg(&wrong).output().unwrap();
+    let out = nqueen().arg("merge").args(&parts).arg(&wrong).output().unwrap();
     assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(1), &b""[..]), "the case with the wrong shard gets no answer");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("case 1: shard 3 was counted differently: "), "{err}");
@@ -125,10 +125,10 @@ fn a_wrong_recount_is_refused_and_named_with_both_counts_origins() {
     );
     assert!(err.contains(", build ") && err.contains(" solutions, but "), "{err}");
     // The status lists it, and the recheck choice takes it.
-    let status = nqueen().args(["--merge", "--status"]).args(&parts).arg(&wrong).output().unwrap();
+    let status = nqueen().arg("status").args(&parts).arg(&wrong).output().unwrap();
     assert_eq!(status.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&status.stdout).contains("shard 3 was counted differently"));
-    let chosen = nqueen().args(["--merge", "--recheck", "0"]).args(&parts).arg(&wrong).output().unwrap();
+    let chosen = nqueen().args(["recheck", "--share", "0"]).args(&parts).arg(&wrong).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&chosen.stdout), "3/6\n");
 }
 
@@ -139,7 +139,7 @@ fn an_edited_record_is_refused_by_its_digest() {
     let edited_part = dir.path().join("edited.jsonl");
     std::fs::write(&edited_part, edited(&parts[1], 0, |l| l.replacen("\"count\":", "\"count\":1", 1))).unwrap();
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args([&parts[0], &edited_part])
         .args(&parts[2..])
         .assert()
@@ -152,7 +152,7 @@ fn the_recheck_choice_is_a_shard_list_that_repeats_from_its_seed() {
     let dir = tempfile::tempdir().unwrap();
     let (parts, _) = first_run(dir.path());
     let choose = |seed: &str, files: &[PathBuf]| {
-        let out = nqueen().args(["--merge", "--recheck", "0.34", "--seed", seed]).args(files).output().unwrap();
+        let out = nqueen().args(["recheck", "--share", "0.34", "--seed", seed]).args(files).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
     };
@@ -162,12 +162,12 @@ fn the_recheck_choice_is_a_shard_list_that_repeats_from_its_seed() {
     assert_eq!(choose("7", &reversed).0, list);
     // The list is what --shard takes: counting it again is a recount the merge accepts.
     let again = counted(dir.path(), "again.jsonl", list.trim().trim_end_matches("/6"), &["-j", "1"]);
-    nqueen().arg("--merge").args(&parts).arg(&again).assert().success();
+    nqueen().arg("merge").args(&parts).arg(&again).assert().success();
     // Shards already recounted are not drawn again.
     let (next, _) = choose("7", &[parts.clone(), vec![again]].concat());
     let taken = |l: &str| l.trim().trim_end_matches("/6").split(',').map(String::from).collect::<Vec<_>>();
     assert!(taken(&next).iter().all(|k| !taken(&list).contains(k)), "{list} then {next}");
-    nqueen().args(["--merge", "--recheck", "1.5"]).args(&parts).assert().code(2);
+    nqueen().args(["recheck", "--share", "1.5"]).args(&parts).assert().code(2);
 }
 
 #[test]
@@ -176,14 +176,14 @@ fn anyone_with_the_same_part_files_makes_the_same_summary() {
     let (parts, plain) = first_run(dir.path());
     let again = counted(dir.path(), "again.jsonl", "0", &["-j", "1"]);
     let summary = dir.path().join("summary.json");
-    nqueen().arg("--merge").arg("--summary").arg(&summary).args(&parts).arg(&again).assert().success().stdout(plain);
+    nqueen().arg("merge").arg("--summary").arg(&summary).args(&parts).arg(&again).assert().success().stdout(plain);
     // Someone else: the same records, in one file, in another order.
     let all: String =
         [vec![again.clone()], parts.iter().rev().cloned().collect()].concat().iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
     let theirs = dir.path().join("theirs.jsonl");
     std::fs::write(&theirs, all).unwrap();
     let their_summary = dir.path().join("their-summary.json");
-    nqueen().arg("--merge").arg("--summary").arg(&their_summary).arg(&theirs).assert().success();
+    nqueen().arg("merge").arg("--summary").arg(&their_summary).arg(&theirs).assert().success();
     let text = std::fs::read_to_string(&summary).unwrap();
     assert_eq!(text, std::fs::read_to_string(&their_summary).unwrap());
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -198,7 +198,7 @@ fn anyone_with_the_same_part_files_makes_the_same_summary() {
     assert_eq!(json["records_digest"].as_str(), Some(digest.as_str()));
     // An incomplete merge writes none.
     let none = dir.path().join("none.json");
-    nqueen().arg("--merge").arg("--summary").arg(&none).args(&parts[1..]).assert().code(1);
+    nqueen().arg("merge").arg("--summary").arg(&none).args(&parts[1..]).assert().code(1);
     assert!(!none.exists());
 }
 
@@ -211,7 +211,7 @@ fn a_real_gpu_run_with_a_cpu_recount_merges_into_oeis_and_its_published_summary(
     let parts = "fixtures/parts/empty_22.recounted.jsonl";
     let q22 = crate::common::a000170()[21];
     nqueen()
-        .args(["--merge", "--summary"])
+        .args(["merge", "--summary"])
         .arg(&summary)
         .arg(parts)
         .assert()
@@ -253,11 +253,11 @@ fn records_of_the_first_format_still_merge_and_a_new_run_may_recount_them() {
         std::fs::write(&path, lines).unwrap();
         files.push(path);
     }
-    nqueen().arg("--merge").args(&files).assert().success().stdout(plain.clone());
+    nqueen().arg("merge").args(&files).assert().success().stdout(plain.clone());
     // The same old records given twice are a repeat; a new run's recount of them is not.
-    nqueen().arg("--merge").args(&files).arg(&files[1]).assert().code(1).stderr(predicate::str::contains("counted twice by the same run"));
+    nqueen().arg("merge").args(&files).arg(&files[1]).assert().code(1).stderr(predicate::str::contains("counted twice by the same run"));
     let again = counted(dir.path(), "again.jsonl", "1", &["-j", "1"]);
-    nqueen().arg("--merge").args(&files).arg(&again).assert().success().stdout(plain);
+    nqueen().arg("merge").args(&files).arg(&again).assert().success().stdout(plain);
 }
 
 #[test]
@@ -273,7 +273,7 @@ fn part_records_that_name_a_method_still_merge() {
         text.lines().map(|l| resealed(l, |body| body.replace("\"method\":\"search\"", "\"method\":\"join(k=7)\"")) + "\n").collect();
     std::fs::write(&joined, lines).unwrap();
     for parts in [run, joined.as_path()] {
-        nqueen().arg("--merge").arg(parts).assert().success().stdout("Case 1: 39029188884\n");
+        nqueen().arg("merge").arg(parts).assert().success().stdout("Case 1: 39029188884\n");
     }
 }
 
@@ -314,7 +314,7 @@ fn machines_named_by_the_operator_are_rated_flagged_and_drawn() {
     std::fs::write(&alpha_file, edit(&alpha, 1e5, "2026-11-20T09:00:00Z")).unwrap();
     std::fs::write(&beta_file, edit(&beta, 1e6, "2026-11-20T12:00:00Z")).unwrap();
     let status = |files: &[&Path], by: &str, plot: &Path| {
-        let out = nqueen().args(["--merge", "--status", "--by", by, "--plot"]).arg(plot).args(files).output().unwrap();
+        let out = nqueen().args(["status", "--by", by, "--plot"]).arg(plot).args(files).output().unwrap();
         (out.status.code(), String::from_utf8(out.stdout).unwrap())
     };
     let picture = dir.path().join("run.svg");

@@ -55,7 +55,7 @@ fn shards_add_up_to_a_plain_run_for_any_number_of_shards() {
         assert!(plain.status.success());
         for m in [1, 2, 3, 8] {
             let parts = run_shards(dir.path(), m, &inputs, options);
-            nqueen().arg("--merge").args(&parts).assert().success().stdout(plain.stdout.clone());
+            nqueen().arg("merge").args(&parts).assert().success().stdout(plain.stdout.clone());
         }
     }
 }
@@ -99,9 +99,8 @@ fn a_bad_shard_or_mode_is_a_usage_error() {
     for shard in ["4/4", "0/0", "x/3", "1", "-1/3"] {
         nqueen().arg(format!("--shard={shard}")).arg("fixtures/sample.in").assert().code(2).stderr(predicate::str::contains("--shard"));
     }
-    nqueen().args(["--shard", "1/2", "--merge", "fixtures/sample.in"]).assert().code(2);
-    nqueen().args(["--checkpoint", "x", "--merge", "fixtures/sample.in"]).assert().code(2);
-    nqueen().args(["--status", "fixtures/sample.in"]).assert().code(2);
+    nqueen().args(["merge", "--shard", "1/2", "fixtures/sample.in"]).assert().code(2);
+    nqueen().args(["status", "--checkpoint", "x", "fixtures/sample.in"]).assert().code(2);
 }
 
 #[test]
@@ -118,7 +117,7 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
     let cut = dir.path().join("cut.jsonl");
     std::fs::write(&cut, text.lines().next().unwrap().to_string() + "\n").unwrap();
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args([&parts[0], &cut, &parts[2]])
         .assert()
         .code(1)
@@ -126,7 +125,7 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .stderr(predicate::str::contains("fixtures/sample.in: case 2: missing shard 1 of 3"));
     // The same shard twice.
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args(all(&[&parts[1]]))
         .assert()
         .code(1)
@@ -135,14 +134,14 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
     let torn = dir.path().join("torn.jsonl");
     std::fs::write(&torn, &text[..text.len() - 20]).unwrap();
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args([&parts[0], &torn, &parts[2]])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("torn.jsonl, line 13: a torn last line"));
     let junk = dir.path().join("junk.jsonl");
     std::fs::write(&junk, "Case 1: 92\n").unwrap();
-    nqueen().arg("--merge").args(all(&[&junk])).assert().code(1).stderr(predicate::str::contains("junk.jsonl, line 1: not a part record"));
+    nqueen().arg("merge").args(all(&[&junk])).assert().code(1).stderr(predicate::str::contains("junk.jsonl, line 1: not a part record"));
     // Parts of another board, well-formed (their digests made again).
     let other = dir.path().join("other.jsonl");
     let text = std::fs::read_to_string(&parts[2]).unwrap();
@@ -150,20 +149,20 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
     lines[0] = resealed(&lines[0], |l| l.replacen("\"board\":\"", "\"board\":\"0", 1));
     std::fs::write(&other, lines.join("\n") + "\n").unwrap();
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args([&parts[0], &parts[1], &other])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("counted from another board"));
     // The status lists what is missing, and says when nothing is.
     nqueen()
-        .args(["--merge", "--status"])
+        .arg("status")
         .args([&parts[0], &cut])
         .assert()
         .code(1)
         .stdout(predicate::str::contains("fixtures/sample.in: case 2: 1 of 3 shards in, missing 1-2"));
     nqueen()
-        .args(["--merge", "--status"])
+        .arg("status")
         .args(&parts)
         .assert()
         .success()
@@ -175,16 +174,15 @@ fn a_merge_of_no_part_records_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
-    for status in [&[][..], &["--status"]] {
+    for command in ["merge", "status"] {
         nqueen()
-            .arg("--merge")
-            .args(status)
+            .arg(command)
             .write_stdin("")
             .assert()
             .code(1)
             .stdout("")
             .stderr(predicate::str::contains("no part records in <stdin>: expected the JSON lines that --shard runs write"));
-        nqueen().arg("--merge").args(status).arg(&empty).assert().code(1).stderr(predicate::str::contains("no part records in "));
+        nqueen().arg(command).arg(&empty).assert().code(1).stderr(predicate::str::contains("no part records in "));
     }
 }
 
@@ -197,7 +195,7 @@ fn a_sharded_run_of_bad_input_merges_into_the_same_error() {
     let plain = nqueen().arg(bad).output().unwrap();
     assert_eq!(plain.status.code(), Some(1));
     let parts = run_shards(dir.path(), 2, &[bad], &[]);
-    let merged = nqueen().arg("--merge").args(&parts).output().unwrap();
+    let merged = nqueen().arg("merge").args(&parts).output().unwrap();
     assert_eq!((merged.status.code(), &merged.stdout, &merged.stderr), (Some(1), &plain.stdout, &plain.stderr));
 }
 
@@ -269,7 +267,7 @@ fn a_checkpointed_run_of_several_shards_killed_resumes_each_shard() {
     let out = nqueen().args(shards).args(["--backend", "cpu", "--checkpoint"]).arg(&ckpt).arg(input).output().unwrap();
     assert!(out.status.success());
     std::fs::write(&parts, &out.stdout).unwrap();
-    nqueen().arg("--merge").arg(&parts).assert().success().stdout("Case 1: 95815104\n");
+    nqueen().arg("merge").arg(&parts).assert().success().stdout("Case 1: 95815104\n");
     assert!(units > 0, "no unit reached the disk before the run ended");
     // A shard found done in the checkpoint names the backend that counted it.
     assert_eq!(String::from_utf8_lossy(&out.stdout).matches("\"backend\":\"cpu(").count(), 4);
@@ -317,7 +315,7 @@ fn one_run_counts_a_list_of_shards_as_separate_runs_would() {
     // The missing shard alone, from another run, completes it.
     let rest = dir.path().join("rest.jsonl");
     std::fs::write(&rest, nqueen().args(["--shard", "2/5"]).args(inputs).output().unwrap().stdout).unwrap();
-    nqueen().arg("--merge").args([&listed, &rest]).assert().success().stdout(plain.stdout);
+    nqueen().arg("merge").args([&listed, &rest]).assert().success().stdout(plain.stdout);
     // Each shard's records are those a run of that shard alone writes.
     let fields = |text: &[u8], shard: u64| -> Vec<(serde_json::Value, serde_json::Value, serde_json::Value)> {
         String::from_utf8_lossy(text)
@@ -344,7 +342,7 @@ fn parts_from_another_split_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let parts = run_shards(dir.path(), 3, &["fixtures/mixed_10_12.in"], &[]);
     nqueen()
-        .arg("--merge")
+        .arg("merge")
         .args([&parts[0], &parts[1]])
         .arg("fixtures/parts/mixed_10_12.old-split.2of3.jsonl")
         .assert()

@@ -1,7 +1,7 @@
 //! The job array on a real one-node Slurm cluster (deploy/slurm): sixteen shards of a
 //! board as eight array tasks of two shards each, one of them killed mid-run and requeued
 //! by the cluster, the parts merged and checked against a direct run; then a second array
-//! over the shards `--merge --recheck` chooses, merged with the first into the same count,
+//! over the shards `nqueen recheck` chooses, merged with the first into the same count,
 //! with the recounts reported; then the slow-machine drill: an array whose tasks run as two
 //! machines named by NQUEEN_MACHINE, one of them slowed, whose status flags the slow one
 //! alone. Needs root and Debian's slurmctld, slurmd, slurm-client and munge, which .ci/run
@@ -111,12 +111,12 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
     let mut part_files: Vec<_> = (0..8).map(|k| parts.join(format!("part-{k}.jsonl"))).collect();
     part_files.retain(|p| p.exists());
     assert_eq!(part_files.len(), 8, "parts: {part_files:?}");
-    let merged = output(Command::new(BIN).arg("--merge").args(&part_files));
+    let merged = output(Command::new(BIN).arg("merge").args(&part_files));
     let direct = output(Command::new(BIN).arg(board));
     assert_eq!(merged, direct);
 
     // A quarter of the shards counted again, by a second array into a directory of its own.
-    let chosen = output(Command::new(BIN).args(["--merge", "--recheck", "0.25", "--seed", "3"]).args(&part_files));
+    let chosen = output(Command::new(BIN).args(["recheck", "--share", "0.25", "--seed", "3"]).args(&part_files));
     let list = dir.path().join("recheck.txt");
     std::fs::write(&list, &chosen).unwrap();
     let span = |item: &str| item.split_once('-').map_or(1, |(a, b)| b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1);
@@ -138,7 +138,7 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
     let left = || output(Command::new("squeue").args(["-h", "-j", &job])).trim().is_empty();
     assert!(wait_for(Duration::from_secs(180), left), "the recount array did not finish");
     let recounts: Vec<_> = (0..count.div_ceil(2)).map(|k| recount.join(format!("part-{k}.jsonl"))).collect();
-    let out = Command::new(BIN).arg("--merge").args(&part_files).args(&recounts).output().unwrap();
+    let out = Command::new(BIN).arg("merge").args(&part_files).args(&recounts).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), direct);
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("4 shards over 1 case were counted more than once (4 recounts), and every recount agrees"), "{said}");
@@ -174,7 +174,7 @@ fn slow_machine_drill(dir: &std::path::Path) {
     let left = || output(Command::new("squeue").args(["-h", "-j", &job])).trim().is_empty();
     assert!(wait_for(Duration::from_secs(300), left), "the drill's array did not finish");
     let files: Vec<_> = (0..6).map(|k| parts.join(format!("part-{k}.jsonl"))).collect();
-    let out = Command::new(BIN).args(["--merge", "--status", "--by", "host"]).args(&files).output().unwrap();
+    let out = Command::new(BIN).args(["status", "--by", "host"]).args(&files).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();

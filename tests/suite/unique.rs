@@ -1,4 +1,4 @@
-//! Unique solutions (`--unique`, `--table`): against an oracle that finds every solution
+//! Unique solutions (`--unique`, `nqueen table`): against an oracle that finds every solution
 //! and counts its orbits under the board's symmetries the slow, obvious way, and against
 //! OEIS A002562.
 
@@ -123,7 +123,7 @@ fn a_random_board_without_symmetry_has_as_many_unique_solutions_as_solutions() {
 
 #[test]
 fn the_table_gives_both_sequences_and_rejects_bad_ranges() {
-    let out = Command::cargo_bin("nqueen").unwrap().args(["--table", "4..16"]).output().unwrap();
+    let out = Command::cargo_bin("nqueen").unwrap().args(["table", "4..16"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
@@ -138,9 +138,9 @@ fn the_table_gives_both_sequences_and_rejects_bad_ranges() {
     // The columns line up.
     assert_eq!(text.lines().map(str::len).collect::<HashSet<_>>().len(), 1, "{text}");
     for bad in ["0..5", "9..4", "x", "4..33"] {
-        Command::cargo_bin("nqueen").unwrap().arg(format!("--table={bad}")).assert().code(2).stderr(predicate::str::contains("--table"));
+        Command::cargo_bin("nqueen").unwrap().args(["table", bad]).assert().code(2).stderr(predicate::str::contains("A..B"));
     }
-    Command::cargo_bin("nqueen").unwrap().args(["--table", "4..5", "fixtures/sample.in"]).assert().code(2);
+    Command::cargo_bin("nqueen").unwrap().args(["table", "4..5", "fixtures/sample.in"]).assert().code(2);
 }
 
 #[test]
@@ -160,5 +160,5 @@ fn unique_counts_survive_shards_and_a_merge() {
             part
         })
         .collect();
-    Command::cargo_bin("nqueen").unwrap().arg("--merge").args(&parts).assert().success().stdout(plain.stdout);
+    Command::cargo_bin("nqueen").unwrap().arg("merge").args(&parts).assert().success().stdout(plain.stdout);
 }
