@@ -7,7 +7,7 @@ mod common;
 mod cli;
 mod commands;
 mod compare;
-
+mod docs;
 mod kernel_on_cpu;
 mod oracle;
 mod parse;
