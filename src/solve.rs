@@ -241,13 +241,9 @@ impl Solver {
         let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
-        // A small board's whole tree was walked by the probe that found it small; prefixes
-        // that reach the last row are each a solution already.
-        let planned_whole = case.small || job.prefixes.depth >= case.plan.n;
         match self.options.backend {
-            Backend::Gpu if !planned_whole => {
-                let planned = GpuPlan::new(&job, self.options.gpu_prefixes, &mut report);
-                planned.count(self.gpu.wait().map_err(Error::NoGpu)?, &job, ctl, &mut report)?;
+            Backend::Gpu if !job.counted_at_once() => {
+                GpuPlan::new(&job, self.options.gpu_prefixes, &mut report).count(self.gpu.wait().map_err(Error::NoGpu)?, &job, ctl, &mut report)?
             }
             Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ends, ctl, &mut report)?,
             Backend::Cpu | Backend::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,

@@ -201,6 +201,13 @@ impl<'a> Job<'a> {
         self.estimate().unwrap_or_else(|| self.prefixes.estimated_nodes(&self.case.plan, ESTIMATE_DIVES))
     }
 
+    /// Whether the CPU counts it as it is planned, on any backend: a small board's whole tree
+    /// was walked by the probe that found it small, and prefixes that reach the last row
+    /// are each a solution already.
+    pub(super) fn counted_at_once(&self) -> bool {
+        self.case.small || self.prefixes.depth >= self.case.plan.n
+    }
+
     /// Whether each unit is recorded as it finishes.
     pub(super) fn recorded(&self) -> bool {
         self.part.record.is_some()
