@@ -15,6 +15,9 @@ pub const MAX_THREADS: usize = 1024;
 /// Counts the solutions of `board`, as the `nqueen` command does by default: on all CPU
 /// cores, or on a GPU where one is usable and the board is big enough to gain from it.
 ///
+/// It cannot fail: where no GPU is usable, or the GPU fails, the CPU counts the board, and
+/// nothing stops a count before its end. Use [`Counter`] to choose the backend.
+///
 /// ```
 /// let board: nqueen::Board = "8\n........\n........\n........\n........\n........\n........\n........\n........\n".parse()?;
 /// assert_eq!(nqueen::count(&board), 92);

@@ -13,6 +13,10 @@ pub use crate::parts::PartsError;
 
 /// Why a board could not be made, read or counted.
 ///
+/// Each variant's message includes the message of the error it wraps, so
+/// [`source`](std::error::Error::source) goes on below that error, not to it: a printed
+/// chain says each thing once.
+///
 /// ```
 /// match nqueen::Board::empty(40) {
 ///     Err(nqueen::Error::BadBoard(why)) => assert!(why.contains("40")),
@@ -32,10 +36,11 @@ pub enum Error {
     NoGpu(GpuError),
     /// The GPU failed while counting.
     Gpu(GpuError),
-    /// The count was stopped before it ended (Ctrl-C, or a cancel from another thread).
+    /// The count was stopped before it ended: Ctrl-C in the `nqueen` program. The
+    /// library's counts are never stopped early.
     Interrupted,
-    /// Something could not be written: answers, part records, a checkpoint, a finished
-    /// unit of work.
+    /// Something could not be written: the `nqueen` program's answers, part records or
+    /// checkpoint. The library's counts write nothing.
     Write(io::Error),
     /// A checkpoint that does not fit the run (the program's; the `cli` feature).
     #[cfg(feature = "cli")]
@@ -70,13 +75,13 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Parse(e) => Some(e),
-            Error::NoGpu(e) | Error::Gpu(e) => Some(e),
-            Error::Write(e) => Some(e),
+            Error::Parse(e) => e.source(),
+            Error::NoGpu(e) | Error::Gpu(e) => e.source(),
+            Error::Write(e) => e.source(),
             #[cfg(feature = "cli")]
-            Error::Checkpoint(e) => Some(e),
+            Error::Checkpoint(e) => e.source(),
             #[cfg(feature = "cli")]
-            Error::Parts(e) => Some(e),
+            Error::Parts(e) => e.source(),
             _ => None,
         }
     }

@@ -17,7 +17,13 @@
 //! - [`count`] for the common case, [`Counter`] to choose the [`Backend`], the threads and
 //!   the use of symmetry.
 //! - [`solutions`]: every solution, in lexicographic order of the queens' columns.
-//! - [`Error`]: what can go wrong, one variant a kind.
+//! - [`Error`]: what can go wrong, one variant a kind. Reading judge text fails with a
+//!   [`ParseError`] (its line and column), which `?` turns into an [`Error::Parse`].
+//!
+//! Judge text is a board's side *n* (1 to 32), then *n* rows of *n* cells, `.` free and `*`
+//! an obstacle, separated by any whitespace (spaces, tabs, LF, CRLF or CR line ends, blank
+//! lines). [`boards`] reads any number of boards, up to the end of the input or a `0` in
+//! place of *n*; `str::parse` takes exactly one board and refuses anything after it.
 //!
 //! Reading judge input of any length, one board at a time:
 //!
