@@ -260,6 +260,16 @@ impl Record {
         .unwrap_or("unknown")
     }
 
+    /// The machine that wrote it, as `nqueen status` tells machines apart: its machine id
+    /// (or `NQUEEN_MACHINE`'s name), else `host:` and its host name (end records, and case
+    /// records of builds that named no machine).
+    pub fn machine(&self) -> String {
+        match self {
+            Record::Case(r) if r.machine.is_some() => r.machine.clone().unwrap_or_default(),
+            _ => format!("host:{}", self.host()),
+        }
+    }
+
     /// The build that wrote it: its version and commit, or the version alone.
     pub fn build(&self) -> &str {
         match self {

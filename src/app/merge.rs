@@ -70,18 +70,18 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
         }
         Merging::Recheck { share, seed } => match recheck::choose(&records, *share, *seed) {
             Ok(chosen) if chosen.shards.is_empty() => {
-                sink.say(format_args!("no shard to count again: the share draws none (a share of 0, or none left counted once), every host has a shard recounted, and no records disagree"));
+                sink.say(format_args!("no shard to count again: the share draws none (a share of 0, or none left counted once), every machine has a shard recounted, and no records disagree"));
             }
             Ok(chosen) => {
                 lines(&[chosen.shard_list()], sink, outcome);
                 sink.say(format_args!(
-                    "{} of {} shards to count again: {} at random (seed {seed}), {} more so that each of {} host{} has one, {} whose records disagree",
+                    "{} of {} shards to count again: {} at random (seed {seed}), {} more so that each of {} machine{} has one, {} whose records disagree",
                     chosen.shards.len(),
                     chosen.of,
                     chosen.random,
-                    chosen.for_hosts,
-                    chosen.hosts,
-                    if chosen.hosts == 1 { "" } else { "s" },
+                    chosen.for_machines,
+                    chosen.machines,
+                    if chosen.machines == 1 { "" } else { "s" },
                     chosen.disagreeing
                 ));
             }

@@ -145,7 +145,7 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
                     let Some(c) = ledger::case(located) else { continue };
                     let ended = c.ended.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok());
                     newest = newest.max(ended);
-                    let id = c.machine.clone().unwrap_or_else(|| format!("host:{}", c.host.as_deref().unwrap_or("unknown")));
+                    let id = located.record.machine();
                     let m = by.entry(id.clone()).or_insert_with(|| Machine { id, ..Machine::default() });
                     m.hosts.extend(c.host.clone());
                     m.records += 1;

@@ -1,14 +1,15 @@
 //! `nqueen recheck --share SHARE`: which shards to count again, elsewhere, to check a run. A
-//! seeded random share of the shards counted once, at least one shard of every host that
+//! seeded random share of the shards counted once, at least one shard of every machine that
 //! took part, and every shard whose records disagree, as a `--shard` list. If k shards are
 //! silently wrong, all of them escape a random recount of share f with probability about
 //! (1 - f)^k: a small share finds a bad card that spoiled many shards almost surely, and
-//! one shard per host checks every machine at least once.
+//! one shard per machine checks every machine at least once. Machines are told apart as
+//! `nqueen status` tells them: by machine id (or `NQUEEN_MACHINE`), else by host name.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ledger::{self, Ledger};
-use super::{Located, PartsError};
+use super::{Located, PartsError, Record};
 use crate::rng::Rng;
 
 /// The shards chosen, and why.
@@ -18,13 +19,13 @@ pub struct Recheck {
     pub of: usize,
     /// The shards to count again, sorted.
     pub shards: Vec<usize>,
-    /// How many were drawn at random, added for a host none of whose shards was drawn, and
+    /// How many were drawn at random, added for a machine none of whose shards was drawn, and
     /// added since their records disagree.
     pub random: usize,
-    pub for_hosts: usize,
+    pub for_machines: usize,
     pub disagreeing: usize,
-    /// Hosts that took part.
-    pub hosts: usize,
+    /// Machines that took part.
+    pub machines: usize,
 }
 
 impl Recheck {
@@ -41,7 +42,7 @@ struct Shard {
     recounted: bool,
     /// Its records disagree, or one run counted it twice.
     disagrees: bool,
-    hosts: BTreeSet<String>,
+    machines: BTreeSet<String>,
 }
 
 /// Chooses `share` (0 to 1) of the shards of `records` to count again, by the generator
@@ -56,7 +57,7 @@ pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, Par
                 let shard = shards.entry(group[0].record.shard().0).or_default();
                 shard.disagrees |= ledger::repeat_in(group).is_some() || ledger::dissent_in(group).is_some();
                 shard.recounted |= group.iter().any(|r| r.record.run() != group[0].record.run());
-                shard.hosts.extend(group.iter().map(|r| r.record.host().to_string()));
+                shard.machines.extend(group.iter().filter(|r| matches!(r.record, Record::Case(_))).map(|r| r.record.machine()));
             }
         }
     }
@@ -72,22 +73,22 @@ pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, Par
     let mut chosen: BTreeSet<usize> = candidates[..wanted].iter().copied().collect();
     let mut rest: Vec<usize> = candidates[wanted..].to_vec();
     rest.sort_unstable();
-    // Hosts already checked: by a recount, a disagreement or a shard just drawn.
+    // Machines already checked: by a recount, a disagreement or a shard just drawn.
     let checked = |k: &usize| chosen.contains(k) || disagreeing.contains(k) || shards[k].recounted;
     let mut covered: BTreeSet<&str> =
-        shards.iter().filter(|(k, _)| checked(k)).flat_map(|(_, s)| s.hosts.iter().map(String::as_str)).collect();
-    let hosts: BTreeSet<&str> = shards.values().flat_map(|s| s.hosts.iter().map(String::as_str)).collect();
-    let mut for_hosts = 0;
-    for host in &hosts {
-        if covered.contains(host) {
+        shards.iter().filter(|(k, _)| checked(k)).flat_map(|(_, s)| s.machines.iter().map(String::as_str)).collect();
+    let machines: BTreeSet<&str> = shards.values().flat_map(|s| s.machines.iter().map(String::as_str)).collect();
+    let mut for_machines = 0;
+    for machine in &machines {
+        if covered.contains(machine) {
             continue;
         }
-        let own: Vec<usize> = rest.iter().copied().filter(|k| shards[k].hosts.contains(*host)).collect();
+        let own: Vec<usize> = rest.iter().copied().filter(|k| shards[k].machines.contains(*machine)).collect();
         if let Some(&k) = own.get(rng.below(own.len().max(1) as u64) as usize) {
             chosen.insert(k);
             rest.retain(|&r| r != k);
-            covered.extend(shards[&k].hosts.iter().map(String::as_str));
-            for_hosts += 1;
+            covered.extend(shards[&k].machines.iter().map(String::as_str));
+            for_machines += 1;
         }
     }
     let random = wanted;
@@ -96,9 +97,9 @@ pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, Par
         of: ledger.shards,
         shards: chosen.into_iter().collect(),
         random,
-        for_hosts,
+        for_machines,
         disagreeing: disagreeing.len(),
-        hosts: hosts.len(),
+        machines: machines.len(),
     })
 }
 
@@ -124,8 +125,8 @@ mod tests {
     fn the_choice_repeats_from_its_seed_whatever_the_order_and_covers_every_host() {
         let records = counted(1000, 7);
         let a = choose(&located(records.clone()), 0.02, 5).unwrap();
-        assert_eq!((a.random, a.hosts, a.disagreeing, a.of), (20, 7, 0, 1000));
-        assert_eq!(a.shards.len(), 20 + a.for_hosts);
+        assert_eq!((a.random, a.machines, a.disagreeing, a.of), (20, 7, 0, 1000));
+        assert_eq!(a.shards.len(), 20 + a.for_machines);
         let hosts: BTreeSet<usize> = a.shards.iter().map(|k| k % 7).collect();
         assert_eq!(hosts.len(), 7, "every host has a shard chosen");
         let reversed: Vec<Record> = records.iter().rev().cloned().collect();
@@ -145,7 +146,7 @@ mod tests {
         records.extend([agrees, differs]);
         let chosen = choose(&located(records), 1.0, 1).unwrap();
         assert_eq!(chosen.shards, vec![0, 1, 2, 4, 5, 6, 7, 8, 9]);
-        assert_eq!((chosen.random, chosen.disagreeing, chosen.for_hosts), (8, 1, 0));
+        assert_eq!((chosen.random, chosen.disagreeing, chosen.for_machines), (8, 1, 0));
         assert_eq!(chosen.shard_list(), "0-2,4-9/10");
     }
 }

@@ -63,8 +63,8 @@ struct CaseStatus {
 struct BackendStatus {
     /// Records (first counts and recounts alike).
     records: usize,
-    /// Seconds the counts took, as their records say (for a shard resumed from a
-    /// checkpoint, only the last run's).
+    /// Device-seconds the counts took, as their records say (for a shard resumed from a
+    /// checkpoint, every run's), as `nqueen status --by host` counts them.
     seconds: f64,
     /// Estimated search nodes a second, over its records that took time.
     rate: Option<f64>,
@@ -139,10 +139,11 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
         let kind = c.backend_kind().to_string();
         let b = backends.entry(kind.clone()).or_default();
         b.records += 1;
-        b.seconds += c.seconds;
-        if let (Some(nodes), true) = (estimate(r), c.seconds > 0.0) {
+        let seconds = c.device_seconds.unwrap_or(c.seconds);
+        b.seconds += seconds;
+        if let (Some(nodes), true) = (estimate(r), seconds > 0.0) {
             let t = timed.entry(kind).or_default();
-            *t = (t.0 + nodes, t.1 + c.seconds);
+            *t = (t.0 + nodes, t.1 + seconds);
         }
     }
     for (kind, (nodes, seconds)) in timed {

@@ -157,7 +157,7 @@ fn the_recheck_choice_is_a_shard_list_that_repeats_from_its_seed() {
         (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
     };
     let (list, said) = choose("7", &parts);
-    assert!(said.contains("3 of 6 shards to count again: 3 at random (seed 7), 0 more so that each of 1 host has one"), "{said}");
+    assert!(said.contains("3 of 6 shards to count again: 3 at random (seed 7), 0 more so that each of 1 machine has one"), "{said}");
     let reversed: Vec<PathBuf> = parts.iter().rev().cloned().collect();
     assert_eq!(choose("7", &reversed).0, list);
     // The list is what --shard takes: counting it again is a recount the merge accepts.
