@@ -177,7 +177,7 @@ impl Solver {
         if let Some(report) = small(board) {
             return Ok(report);
         }
-        let case = self.prepare(board, Scope::Whole);
+        let case = self.prepare_large(board, Scope::Whole);
         self.count(board, &case, &Part::all_of(&case), ends, ctl)
     }
 
@@ -188,8 +188,18 @@ impl Solver {
     /// 0. With `auto`, the GPU starts opening in the background as soon as an estimate says
     /// the count may need it.
     pub fn prepare(&mut self, board: &Board, scope: Scope) -> Case {
-        let started = Instant::now();
         let small = plan::small_count(board).is_some();
+        self.prepare_known(board, scope, small)
+    }
+
+    /// [`Solver::prepare`] of a board known not to be small ([`small`] gave `None`): the
+    /// probe costs as much as a small board's whole count.
+    pub fn prepare_large(&mut self, board: &Board, scope: Scope) -> Case {
+        self.prepare_known(board, scope, false)
+    }
+
+    fn prepare_known(&mut self, board: &Board, scope: Scope, small: bool) -> Case {
+        let started = Instant::now();
         let shard = match scope {
             Scope::Whole => return Case::whole(self.plan(board, 1), small, started),
             Scope::Shard(shard) => shard,

@@ -314,7 +314,8 @@ impl Run<'_> {
     fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope, ends: bool) -> Result<Counted, Error> {
         let started = SystemTime::now();
         if scope == Scope::Whole && self.checkpoint.is_none() {
-            let prepared = self.solver.prepare(board, scope);
+            // answer_case found it is not small.
+            let prepared = self.solver.prepare_large(board, scope);
             return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
         }
         let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };

@@ -32,7 +32,7 @@ struct PlanRecord<'a> {
     boards: usize,
     /// The whole case's estimated search nodes.
     case_nodes: f64,
-    /// The shard's: the sum of its roots'.
+    /// The shard's: the sum of its roots', or the case's where it is not split.
     nodes: f64,
     roots: Vec<RootRecord>,
     /// Prefixes made from the roots, all at one depth.
@@ -71,7 +71,7 @@ pub(super) fn line(input: usize, file: &str, case: usize, board: &Board, planned
         symmetry: symmetry::group_name(&planned.plan.group),
         boards: planned.plan.boards.len(),
         case_nodes: planned.whole,
-        nodes: planned.roots.iter().map(|r| r.estimate).sum(),
+        nodes: if planned.roots.is_empty() { planned.whole } else { planned.roots.iter().map(|r| r.estimate).sum() },
         roots: planned.roots.iter().map(|r| RootRecord { board: r.board, queens: r.queens.clone(), nodes: r.estimate }).collect(),
         prefixes: planned.base.items.len(),
         depth: planned.base.depth,

@@ -385,6 +385,22 @@ fn a_dry_run_shows_what_each_shard_would_count() {
 }
 
 #[test]
+fn a_dry_run_of_a_whole_case_gives_its_estimate() {
+    // Without --shard, each case is one shard of its own: its nodes are the case's.
+    let out = nqueen().args(["--dry-run", "fixtures/bench/empty_16.in", "fixtures/bench/judge.in"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plans: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(plans.len(), 11);
+    for p in &plans {
+        let (nodes, case_nodes) = (p["nodes"].as_f64().unwrap(), p["case_nodes"].as_f64().unwrap());
+        assert!(nodes > 0.0 && nodes == case_nodes, "{p}");
+        assert_eq!((p["shard"].as_u64(), p["shards"].as_u64()), (Some(0), Some(1)));
+    }
+    // Empty 16x16: 1.9e8 search nodes, within the estimate's error.
+    assert!((1.5e8..2.5e8).contains(&plans[0]["nodes"].as_f64().unwrap()), "{}", plans[0]);
+}
+
+#[test]
 fn a_shard_of_a_record_size_board_plans_here() {
     // Empty 28x28 in 262,144 shards of a few minutes of GPU each: shard K alone.
     let dir = tempfile::tempdir().unwrap();
