@@ -46,8 +46,10 @@ pub const GPU_NODES_PER_SECOND: f64 = 4e11;
 /// What a board costs an open GPU besides its planning and search (prefixes, transfers,
 /// launches): about 5 to 7 ms on boards of 15 and 16 on an H100 host.
 pub const GPU_BOARD_SECONDS: f64 = 0.006;
-/// What opening the GPU costs: the driver's start-up and the context, as measured on an
-/// H100 host whose driver is idle; more while another process's teardown runs.
+/// What opening a GPU costs: the driver's start-up and the context, as measured on an
+/// H100 host whose driver is idle; more while another process's teardown runs. Opening
+/// several cards costs about this much a card, though they open side by side (four H200s
+/// of one host: 0.9 to 2.3 s; "The default run").
 pub const GPU_START_SECONDS: f64 = 0.17;
 /// Search nodes per prefix on the GPU (at most, as the first level with enough prefixes is
 /// used) on small trees, where making prefixes is a large part of the count.

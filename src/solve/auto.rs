@@ -22,7 +22,7 @@ use crate::cpu::{self, Schedule};
 use crate::error::Error;
 use crate::gpu::GpuError;
 use crate::plan::Plan;
-use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND, GPU_START_SECONDS, OPENING_LINE_SECONDS};
+use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND, OPENING_LINE_SECONDS};
 use gain::{saving, Gain};
 use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
 
@@ -71,7 +71,7 @@ pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: us
         return;
     }
     let rate = || cpu::nodes_per_second(plan, 0, rayon::current_num_threads());
-    if plan.expected_nodes.is_some_and(|e| may_need_gpu(e / cut / shards as f64, rate())) {
+    if plan.expected_nodes.is_some_and(|e| may_need_gpu(e / cut / shards as f64, rate(), gpu.start_seconds())) {
         gpu.start();
     }
 }
@@ -111,7 +111,7 @@ impl Auto {
     fn open_if_it_pays(&mut self, gpu: &mut Opener) {
         if !gpu.is_idle() {
             self.gain.forget();
-        } else if self.gain.pays() {
+        } else if self.gain.pays(gpu.start_seconds()) {
             self.gain.forget();
             gpu.start();
         }
@@ -163,7 +163,7 @@ impl Auto {
             return Choice::Cpu;
         }
         let opening = gpu.opening_since();
-        let start_up = opening.map_or(0.0, |since| (GPU_START_SECONDS - since.elapsed().as_secs_f64()).max(0.0));
+        let start_up = opening.map_or(0.0, |since| (gpu.start_seconds() - since.elapsed().as_secs_f64()).max(0.0));
         let decided = decided_from(opening.map(|_| start_up));
         let (plan, estimate) = (&job.case.plan, job.estimate());
         let rate = cpu::nodes_per_second(plan, job.prefixes.depth, rayon::current_num_threads());
@@ -278,6 +278,7 @@ mod tests {
     use super::super::{Backend, Part, Scope, Solver};
     use super::*;
     use crate::board::Board;
+    use crate::tuning::GPU_START_SECONDS;
 
     /// An opener that says, after `after`, that the GPU opened (`said`), though its thread
     /// then finds no device; and the cell it says it in.
@@ -367,27 +368,32 @@ mod tests {
     }
 
     #[test]
-    fn boards_each_too_small_for_the_gpu_open_it_together() {
+    fn boards_each_too_small_for_the_gpu_open_it_together_more_for_more_cards() {
         // Which boards fall between the two lines depends on this CPU's speed: find one.
         let pool = rayon::ThreadPoolBuilder::new().num_threads(16).build().unwrap();
         pool.install(|| {
-            let between = (14..=20).map(|n| Board::empty(n).unwrap()).find_map(|board| {
-                let plan = Plan::as_is(&board);
-                let cut = crate::plan::planning_cut(&board);
-                let fewest = plan.expected_nodes? / cut;
-                let rate = cpu::nodes_per_second(&plan, 0, 16);
-                let saved = saving(cpu_seconds_by_estimate(fewest, rate), fewest);
-                (!may_need_gpu(fewest, rate) && saved > 0.0).then_some((board, plan, cut, saved))
-            });
-            let (board, plan, cut, saved) = between.expect("an empty board that alone does not open the GPU");
-            let needed = (GPU_START_SECONDS / saved).ceil() as usize;
-            let (mut auto, mut gpu) = (Auto::default(), Opener::new(None, false));
-            for _ in 1..needed {
+            for cards in [1, 4] {
+                let mut gpu = Opener::new(Some((0..cards).collect()), false);
+                let start = gpu.start_seconds();
+                assert_eq!(start, GPU_START_SECONDS * cards as f64);
+                let between = (14..=22).map(|n| Board::empty(n).unwrap()).find_map(|board| {
+                    let plan = Plan::as_is(&board);
+                    let cut = crate::plan::planning_cut(&board);
+                    let fewest = plan.expected_nodes? / cut;
+                    let rate = cpu::nodes_per_second(&plan, 0, 16);
+                    let saved = saving(cpu_seconds_by_estimate(fewest, rate), fewest);
+                    (!may_need_gpu(fewest, rate, start) && saved > 0.0).then_some((board, plan, cut, saved))
+                });
+                let (board, plan, cut, saved) = between.expect("an empty board that alone does not open the GPU");
+                let needed = (start / saved).ceil() as usize;
+                let mut auto = Auto::default();
+                for _ in 1..needed {
+                    auto.expect(&mut gpu, &board, &plan, cut);
+                }
+                assert!(gpu.is_idle(), "{} boards of {}x{} opened {cards} cards", needed - 1, board.n(), board.n());
                 auto.expect(&mut gpu, &board, &plan, cut);
+                assert!(!gpu.is_idle(), "{needed} boards of {}x{} did not open {cards} cards", board.n(), board.n());
             }
-            assert!(gpu.is_idle(), "{} boards of {}x{} opened the GPU", needed - 1, board.n(), board.n());
-            auto.expect(&mut gpu, &board, &plan, cut);
-            assert!(!gpu.is_idle(), "{needed} boards of {}x{} did not open the GPU", board.n(), board.n());
         });
     }
 

@@ -6,12 +6,15 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::gpu::{Gpu, GpuError};
+use crate::tuning::GPU_START_SECONDS;
 
 /// The GPUs a run may use, and where opening them stands.
 pub(super) struct Opener {
     pub(super) state: State,
     /// GPU ordinals to open; all visible ones when `None`.
     devices: Option<Vec<usize>>,
+    /// What opening them would cost, by how many there are (see [`GPU_START_SECONDS`]).
+    start_seconds: f64,
     /// Hand the driver's teardown to a child process once open (see
     /// [`Gpu::hand_over_teardown`]).
     quick_exit: bool,
@@ -35,7 +38,14 @@ impl Opener {
     /// The GPUs `devices` names (all visible ones when `None`), not opened yet; with
     /// `quick_exit`, their driver's teardown will be handed to a child process.
     pub(super) fn new(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
-        Opener { state: State::Idle, devices, quick_exit, began: None, ended: Arc::new(OnceLock::new()) }
+        let cards = devices.as_ref().map_or_else(visible_cards, Vec::len).max(1);
+        let start_seconds = GPU_START_SECONDS * cards as f64;
+        Opener { state: State::Idle, devices, start_seconds, quick_exit, began: None, ended: Arc::new(OnceLock::new()) }
+    }
+
+    /// What opening the GPUs costs, about: each card's start-up.
+    pub(super) fn start_seconds(&self) -> f64 {
+        self.start_seconds
     }
 
     /// Starts opening the GPU in the background.
@@ -125,4 +135,21 @@ fn open(devices: Option<&[usize]>, quick_exit: bool) -> Result<Gpu, GpuError> {
         gpu.hand_over_teardown();
     }
     Ok(gpu)
+}
+
+/// How many GPUs opening all visible ones would open, told without the driver, whose
+/// start-up is the cost being judged: the NVIDIA device files (`/dev/nvidia0`, ...), or
+/// the entries of `CUDA_VISIBLE_DEVICES` where it names fewer; 1 where neither says.
+fn visible_cards() -> usize {
+    let files = std::fs::read_dir("/dev").map_or(0, |dir| {
+        dir.filter_map(Result::ok)
+            .filter(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("nvidia")).is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())))
+            .count()
+    });
+    let listed = std::env::var("CUDA_VISIBLE_DEVICES").ok().map(|v| v.split(',').filter(|d| !d.trim().is_empty()).count());
+    match (files, listed) {
+        (0, None) => 1,
+        (0, Some(listed)) => listed.max(1),
+        (files, listed) => listed.map_or(files, |l| l.min(files)).max(1),
+    }
 }

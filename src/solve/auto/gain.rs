@@ -1,12 +1,12 @@
 //! What the GPU would save over a run's boards. No board of a file of many may keep the CPU
 //! as long as the GPU's opening, and yet together they may: `auto` opens the GPU once the
 //! CPU time it would save on the boards counted so far and on those the read-ahead holds
-//! passes what opening it costs ([`GPU_START_SECONDS`]).
+//! passes what opening it costs (see [`crate::tuning::GPU_START_SECONDS`]: each card's).
 
 use std::collections::VecDeque;
 
 use crate::board::Board;
-use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND, GPU_START_SECONDS};
+use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND};
 
 /// The seconds an open GPU would save on a count that keeps the CPU `cpu` seconds over about
 /// `nodes` search nodes: none where its own cost of a board is more.
@@ -47,9 +47,9 @@ impl Gain {
         self.seen += saving(cpu, nodes);
     }
 
-    /// Whether the GPU would save more than opening it costs.
-    pub(super) fn pays(&self) -> bool {
-        self.seen + self.ahead >= GPU_START_SECONDS
+    /// Whether the GPU would save more than opening it costs (`start` seconds).
+    pub(super) fn pays(&self, start: f64) -> bool {
+        self.seen + self.ahead >= start
     }
 
     /// Drops what it holds: once the GPU is asked for, the run needs no more of it.
@@ -61,6 +61,7 @@ impl Gain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tuning::GPU_START_SECONDS;
 
     #[test]
     fn boards_too_small_alone_open_the_gpu_together() {
@@ -72,9 +73,9 @@ mod tests {
         for _ in 0..4 {
             gain.counted(&board, 0.05, nodes);
         }
-        assert!(!gain.pays());
+        assert!(!gain.pays(GPU_START_SECONDS));
         gain.expect(&board, saving(0.05, nodes));
-        assert!(gain.pays());
+        assert!(gain.pays(GPU_START_SECONDS));
     }
 
     #[test]
@@ -83,16 +84,16 @@ mod tests {
         let (a, b) = (Board::empty(18).unwrap(), Board::empty(19).unwrap());
         gain.expect(&a, 0.1);
         gain.expect(&b, 0.1);
-        assert!(gain.pays());
+        assert!(gain.pays(GPU_START_SECONDS));
         // The first board turned out quick on the CPU: only the second's estimate is left.
         gain.counted(&a, 0.001, 1e6);
-        assert!(!gain.pays());
+        assert!(!gain.pays(GPU_START_SECONDS));
         assert_eq!(gain.waiting.len(), 1);
         // A board never expected (the first of an input) adds its count alone.
         gain.counted(&Board::empty(16).unwrap(), 0.2, 1e8);
-        assert!(gain.pays());
+        assert!(gain.pays(GPU_START_SECONDS));
         gain.forget();
-        assert!(!gain.pays() && gain.waiting.is_empty());
+        assert!(!gain.pays(GPU_START_SECONDS) && gain.waiting.is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::control;
 use crate::cpu;
-use crate::tuning::{ESTIMATE_MARGIN, GPU_START_SECONDS, NODES_PER_ESTIMATED_NODE};
+use crate::tuning::{ESTIMATE_MARGIN, NODES_PER_ESTIMATED_NODE};
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
 
@@ -19,11 +19,11 @@ pub fn cpu_seconds_by_estimate(nodes: f64, rate: f64) -> f64 {
 }
 
 /// Whether a search of about `nodes` nodes might take the CPU, at `rate` nodes a second,
-/// long enough for `auto` to move it to a GPU still to be opened: as long as the opening.
-/// A run that opens the GPU for nothing waits at exit for it to finish opening, and such a
-/// search ends no sooner than the opening does.
-pub fn may_need_gpu(nodes: f64, rate: f64) -> bool {
-    cpu_seconds_by_estimate(nodes, rate) >= GPU_START_SECONDS
+/// long enough for `auto` to move it to a GPU still to be opened: as long as the opening,
+/// `start` seconds. A run that opens the GPU for nothing waits at exit for it to finish
+/// opening, and such a search ends no sooner than the opening does.
+pub fn may_need_gpu(nodes: f64, rate: f64, start: f64) -> bool {
+    cpu_seconds_by_estimate(nodes, rate) >= start
 }
 
 
@@ -67,7 +67,7 @@ mod tests {
     use super::*;
     use crate::board::Board;
     use crate::control::Control;
-    use crate::tuning::PLANNING_CUT;
+    use crate::tuning::{GPU_START_SECONDS, PLANNING_CUT};
     use crate::prefix;
 
     /// The nodes a second of 16 threads of the AVX-512 lanes.
@@ -77,8 +77,8 @@ mod tests {
     fn only_boards_that_may_be_too_big_for_the_cpu_may_open_the_gpu() {
         let quick = |n| Plan::as_is(&Board::empty(n).unwrap()).expected_nodes.unwrap();
         // On 16 threads, empty 15x15 (1.3e8 nodes) takes 0.02 s; 19x19 always goes to the GPU.
-        assert!(!may_need_gpu(quick(15), LANES_16));
-        assert!(may_need_gpu(quick(19) / PLANNING_CUT, LANES_16));
+        assert!(!may_need_gpu(quick(15), LANES_16, GPU_START_SECONDS));
+        assert!(may_need_gpu(quick(19) / PLANNING_CUT, LANES_16, GPU_START_SECONDS));
     }
 
     #[test]
