@@ -108,7 +108,7 @@ def estimate(nqueen, path):
 # need the bound, whose thousands of estimates would take minutes).
 FILE_KINDS = [
     ('judge', (10, 10), (15, 19), (0, 40), None),
-    ('dense', (40, 64), (23, 32), (55, 90), None),
+    ('dense', (40, 64), (23, 32), (55, 90), 1e9),
     ('tiny', (1000, 20000), (4, 12), (0, 40), 0),
     # Boards of every single-board kind, each light: a file is many of them.
     ('mixed', (20, 60), None, None, 2e8),
@@ -226,6 +226,8 @@ def run(args):
         started = time.time()
         boards = file_sweep(args, nqueen, workdir) if args.files else sweep(args, nqueen, workdir)
         print(f'{len(boards)} {what} drawn and estimated in {time.time() - started:.1f} s', file=sys.stderr)
+        if args.kinds:
+            boards = [b for b in boards if b['kind'] in args.kinds.split(',')]
         mine = boards[k::p]
         for i, b in enumerate(mine):
             runs = {name: [] for name in backends}
@@ -258,13 +260,18 @@ def run(args):
                     b['board'] = f.read()
             print(f'{i + 1}/{len(mine)} {what[:-1]} {b["index"]} {b["kind"]}: ' +
                   ' '.join(f'{name} {b[name]["wall"]:.3f}' for name in backends), file=sys.stderr, flush=True)
-    result = {'record': 'regret-files' if args.files else 'regret', 'seed': args.seed, 'count': args.count, 'part': args.part,
-              'max_nodes': args.max_nodes, 'nqueen': subprocess.run([nqueen, '--version'], capture_output=True, text=True).stdout.strip(),
-              'machine': platform.node(), 'cpus': os.cpu_count(), 'backends': backends, what: mine,
-              **({'old': subprocess.run([programs['old'], '--version'], capture_output=True, text=True).stdout.strip()} if args.old else {})}
-    with open(args.out, 'w') as f:
-        json.dump(result, f, indent=1)
+            # Written after every board, so that a run stopped midway keeps what it measured.
+            result = {'record': 'regret-files' if args.files else 'regret', 'seed': args.seed, 'count': args.count, 'part': args.part,
+                      'kinds': args.kinds, 'max_nodes': args.max_nodes, 'nqueen': version(nqueen),
+                      'machine': platform.node(), 'cpus': os.cpu_count(), 'backends': backends, what: mine[:i + 1],
+                      **({'old': version(programs['old'])} if args.old else {})}
+            with open(args.out, 'w') as f:
+                json.dump(result, f, indent=1)
     report([args.out])
+
+
+def version(program):
+    return subprocess.run([program, '--version'], capture_output=True, text=True).stdout.strip()
 
 
 def report(files):
@@ -326,6 +333,7 @@ def main():
     r.add_argument('--slow', type=float, default=float('inf'),
                    help='a backend whose first run takes this many times the best is run once only (auto is always run --reps times)')
     r.add_argument('--part', default='0/1')
+    r.add_argument('--kinds', help='only the boards or files of these kinds (comma-separated), as drawn among all')
     r.add_argument('--nqueen', default='target/release/nqueen')
     r.add_argument('--old', help="another build, whose auto is run beside this one's (as 'old')")
     r.add_argument('--out', default='regret.json')
