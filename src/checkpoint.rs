@@ -28,9 +28,8 @@ struct Entry {
     plan: Option<String>,
     /// Each unit's prefixes, count and the device-seconds it took.
     units: Vec<(Vec<Range<usize>>, Tally, f64)>,
-    /// The shard's whole count, the split it was counted from, the device-seconds all its
-    /// runs took and the backend of the last, once it is done.
-    done: Option<(String, Tally, f64, Option<String>)>,
+    /// The shard's whole count, once it is done (a [`Resume::Done`]).
+    done: Option<Resume>,
 }
 
 /// What every shard of one case recorded must agree on: the board's hash, and the number
@@ -56,9 +55,9 @@ pub struct CaseShard {
 pub enum Resume {
     /// Nothing recorded.
     Fresh,
-    /// Counted whole, from the split `plan`, by `backend` (none where an earlier build wrote
-    /// the line).
-    Done { plan: String, tally: Tally, device_seconds: f64, backend: Option<String> },
+    /// Counted whole, from the split `plan`, by `backend` in the run `run` (none where an
+    /// earlier build wrote the line).
+    Done { plan: String, tally: Tally, device_seconds: f64, backend: Option<String>, run: Option<String> },
     /// Some prefixes counted: their ranges and tally, from the prefixes `plan`.
     Partial { plan: String, ranges: Vec<Range<usize>>, tally: Tally, device_seconds: f64 },
 }
@@ -203,7 +202,8 @@ impl Checkpoint {
                 entry.units.push((l.ranges.into_iter().map(|[a, b]| a..b).collect(), tally, l.device_seconds));
             }
             Line::Case(l) => {
-                entry.done = Some((l.plan, Tally { solutions: l.solutions, nodes: l.nodes }, l.device_seconds, l.backend));
+                let tally = Tally { solutions: l.solutions, nodes: l.nodes };
+                entry.done = Some(Resume::Done { plan: l.plan, tally, device_seconds: l.device_seconds, backend: l.backend, run: l.run });
             }
             Line::Header(_) => unreachable!("headers are taken by open"),
         }
@@ -222,8 +222,8 @@ impl Checkpoint {
             return Err(self.error(Problem::OtherShards { input, case, recorded: key.shard, asked: (shard.index, shard.count) }));
         }
         let Some(entry) = self.entries.get(&(input, case, shard.index)) else { return Ok(Resume::Fresh) };
-        if let Some((plan, tally, device_seconds, backend)) = entry.done.clone() {
-            return Ok(Resume::Done { plan, tally, device_seconds, backend });
+        if let Some(done) = entry.done.clone() {
+            return Ok(done);
         }
         let ranges = entry.units.iter().flat_map(|(r, _, _)| r.iter().cloned()).collect();
         let tally = entry.units.iter().map(|(_, t, _)| *t).sum();
@@ -265,8 +265,8 @@ impl Checkpoint {
     }
 
     /// Records that `at` is counted whole from the split `plan`, `tally`, its runs having
-    /// taken `device_seconds` in all, the last on `backend`.
-    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64, backend: Option<&str>) -> io::Result<()> {
+    /// taken `device_seconds` in all, the last on `backend` in the run `run`.
+    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64, (backend, run): (Option<&str>, &str)) -> io::Result<()> {
         self.append(&Line::Case(CaseLine {
             record: Kind::Case,
             input: at.input,
@@ -279,6 +279,7 @@ impl Checkpoint {
             nodes: tally.nodes,
             device_seconds,
             backend: backend.map(str::to_string),
+            run: Some(run.to_string()),
             method: IgnoredAny,
         }))
     }
@@ -324,7 +325,7 @@ mod tests {
         let t = |s| Tally { solutions: s, nodes: 10 * s };
         c.unit(&at(0, 1, "b1", Shard { index: 0, count: 1 }), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
         c.unit(&at(0, 1, "b1", Shard { index: 0, count: 1 }), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
-        c.case(&at(0, 2, "b2", Shard { index: 0, count: 1 }), "p2", t(92), 9.0, Some("gpu(0: H100)")).unwrap();
+        c.case(&at(0, 2, "b2", Shard { index: 0, count: 1 }), "p2", t(92), 9.0, (Some("gpu(0: H100)"), "run-a")).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
@@ -333,7 +334,7 @@ mod tests {
         );
         assert_eq!(
             c.resume(&at(0, 2, "b2", Shard { index: 0, count: 1 })).unwrap(),
-            Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, backend: Some("gpu(0: H100)".into()) }
+            Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, backend: Some("gpu(0: H100)".into()), run: Some("run-a".into()) }
         );
         assert_eq!(c.resume(&at(1, 1, "b1", Shard { index: 0, count: 1 })).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 2, "other", Shard { index: 0, count: 1 })).unwrap_err().to_string().contains("written for another input"));
@@ -353,7 +354,7 @@ mod tests {
         let shard = |index| Shard { index, count: 4 };
         let t = Tally { solutions: 5, nodes: 50 };
         c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t, 1.0).unwrap();
-        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0, None).unwrap();
+        c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0, (None, "run-a")).unwrap();
         drop(c);
         let (c, _) = Checkpoint::open(&path).unwrap();
         assert_eq!(
@@ -362,7 +363,7 @@ mod tests {
         );
         assert_eq!(
             c.resume(&at(0, 1, "b", shard(2))).unwrap(),
-            Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0, backend: None }
+            Resume::Done { plan: "s".into(), tally: t, device_seconds: 2.0, backend: None, run: Some("run-a".into()) }
         );
         assert_eq!(c.resume(&at(0, 1, "b", shard(0))).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 1, "b", Shard { index: 1, count: 5 })).unwrap_err().to_string().contains("shard 1/4, not 1/5"));
@@ -379,13 +380,13 @@ mod tests {
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
-        c.case(&at(0, 1, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 2, nodes: 2 }, 0.0, None).unwrap();
+        c.case(&at(0, 1, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 2, nodes: 2 }, 0.0, (None, "run-a")).unwrap();
         drop(c);
         let (c, warning) = Checkpoint::open(&path).unwrap();
         assert!(warning.is_none());
         assert_eq!(
             c.resume(&at(0, 1, "b", Shard { index: 0, count: 1 })).unwrap(),
-            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, backend: None }
+            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, backend: None, run: Some("run-a".into()) }
         );
     }
 
@@ -403,9 +404,10 @@ mod tests {
             tally: Tally { solutions: 92, nodes: 9 },
             device_seconds: 1.5,
             backend: Some("cpu(2 threads)".into()),
+            run: None,
         };
         assert_eq!(c.resume(&at(0, 1, "b", Shard { index: 0, count: 1 })).unwrap(), done);
-        c.case(&at(0, 2, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 1, nodes: 1 }, 0.0, Some("cpu")).unwrap();
+        c.case(&at(0, 2, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 1, nodes: 1 }, 0.0, (Some("cpu"), "run-a")).unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().lines().last().unwrap().contains("method"));
     }
 

@@ -146,6 +146,10 @@ pub struct CaseRecord {
     /// that counted part of it (a shard resumed from a checkpoint, or found done there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_seconds: Option<f64>,
+    /// Where this run found the shard counted whole in its checkpoint: the run that
+    /// counted it. The record is a copy of that run's count, not a second count of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_by: Option<String>,
     /// The line's digest (see [`digest`]): checked as the line is read and kept in
     /// [`Located::digest`]; written after the rest by [`Record::to_line`].
     #[serde(default, skip_serializing)]
@@ -312,6 +316,7 @@ mod tests {
             machine_from: None,
             cards: None,
             device_seconds: None,
+            counted_by: None,
             case_nodes: Some(10.0 * shards as f64),
             digest: IgnoredAny,
         }))

@@ -112,6 +112,8 @@ struct Counted {
     device_seconds: f64,
     /// The backend the checkpoint that held it names, where this run did not count it.
     resumed: Option<String>,
+    /// The run that counted it, where the checkpoint held it whole.
+    counted_by: Option<String>,
 }
 
 impl Counted {
@@ -129,6 +131,7 @@ impl Counted {
             plan: String::new(),
             device_seconds: report.device_seconds,
             resumed: None,
+            counted_by: None,
             report: Some(report),
             estimate: None,
             started: SystemTime::now(),
@@ -235,9 +238,10 @@ impl Run<'_> {
             return Err(Stop::Failed(Failure::BadInput));
         };
         sink.line(&line)?;
-        if let Some(c) = &self.checkpoint {
+        // A case the checkpoint held whole is there already.
+        if let (Some(c), Some(_)) = (&self.checkpoint, &counted.report) {
             let at = CaseShard { input: index, case, board: counted.board.clone(), shard: scope.shard() };
-            if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, counted.backend()) {
+            if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, (counted.backend(), &self.provenance.run)) {
                 sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
                 return Err(Stop::Failed(Failure::Output));
             }
@@ -303,6 +307,7 @@ impl Run<'_> {
             machine_from,
             cards,
             device_seconds: Some(counted.device_seconds),
+            counted_by: counted.counted_by.clone(),
             digest: IgnoredAny,
         };
         Some(Record::Case(Box::new(record)).to_line().trim_end().to_string())
@@ -323,8 +328,9 @@ impl Run<'_> {
             Some(c) => c.resume(&at).map_err(Error::Checkpoint)?,
             None => Resume::Fresh,
         };
-        if let Resume::Done { plan, tally, device_seconds, backend } = resume {
-            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed: backend });
+        if let Resume::Done { plan, tally, device_seconds, backend, run } = resume {
+            let resumed = backend;
+            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed, counted_by: run });
         }
         let mut prepared = self.solver.prepare(board, scope);
         // Units are cut by estimated work.
@@ -360,6 +366,7 @@ impl Run<'_> {
             started,
             device_seconds,
             resumed: None,
+            counted_by: None,
         })
     }
 

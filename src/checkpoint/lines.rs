@@ -83,6 +83,10 @@ pub(super) struct CaseLine {
     /// The backend of the last run that counted it (lines of earlier builds say nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) backend: Option<String>,
+    /// That run's id (see [`crate::parts::provenance`]), which a later run that finds the
+    /// case here names in its part record (lines of earlier builds say nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) run: Option<String>,
     /// How lines of builds that had a table join (up to commit e5ec949) say the last rows
     /// were counted: read, and not kept.
     #[serde(default, skip_serializing)]

@@ -163,10 +163,31 @@ impl<'a> Ledger<'a> {
         for input in inputs.values_mut() {
             for by_shard in input.cases.values_mut().chain([&mut input.ends]) {
                 by_shard.records.sort_by_key(|r| r.record.shard().0);
+                let groups = by_shard.records.chunk_by(|a, b| a.record.shard().0 == b.record.shard().0);
+                by_shard.records = groups.flat_map(without_copies).collect();
             }
         }
         Ok(Ledger { shards, inputs })
     }
+}
+
+/// One shard's `group` without the records that copy another's count: a run that found the
+/// shard counted in its checkpoint writes the record again, naming the run that counted it
+/// ([`CaseRecord::counted_by`]); beside that run's record, or an earlier copy of it, it
+/// is the same count, not a recount. A copy that disagrees is kept, to be seen.
+fn without_copies<'a>(group: &[&'a Located]) -> Vec<&'a Located> {
+    fn copied(r: &Located) -> Option<&str> {
+        case(r).and_then(|c| c.counted_by.as_deref())
+    }
+    fn origin(r: &Located) -> Option<&str> {
+        copied(r).or(r.record.run())
+    }
+    let copy_of_another = |i: usize, r: &Located| {
+        group.iter().enumerate().any(|(j, o)| {
+            j != i && origin(o) == origin(r) && agree(&o.record, &r.record) && (copied(o).is_none() || j < i)
+        })
+    };
+    group.iter().enumerate().filter(|&(i, r)| copied(r).is_none() || !copy_of_another(i, r)).map(|(_, r)| *r).collect()
 }
 
 /// `shards` as a short list: "0-3, 5, 7-9".
@@ -234,6 +255,26 @@ mod tests {
         assert_eq!((twice.shard, twice.first.line, twice.second.line), (2, 1, 3));
         let differ = shards.disagreement().unwrap();
         assert_eq!((differ.first.line, differ.second.line), (1, 2));
+    }
+
+    #[test]
+    fn a_copy_from_a_checkpoint_is_not_a_recount() {
+        let copy = |record: Record, run: &str| match from_run(record, run) {
+            Record::Case(c) => Record::Case(Box::new(CaseRecord { counted_by: Some("r1".into()), ..*c })),
+            other => other,
+        };
+        // Beside the count it copies, or an earlier copy of it: dropped.
+        let records = located(vec![copy(case(0, 1, 0, 2, 5), "r2"), case(0, 1, 0, 2, 5), copy(case(0, 1, 0, 2, 5), "r3")]);
+        let ledger = Ledger::new(&records).unwrap();
+        assert_eq!(ledger.inputs[&0].cases[&1].recounts(), (0, 0));
+        assert_eq!(ledger.inputs[&0].cases[&1].all().iter().map(|r| r.line).collect::<Vec<_>>(), vec![2]);
+        let records = located(vec![copy(case(0, 1, 0, 2, 5), "r2"), copy(case(0, 1, 0, 2, 5), "r3")]);
+        assert_eq!(Ledger::new(&records).unwrap().inputs[&0].cases[&1].recounts(), (0, 0));
+        // A real recount stays one, and a copy that disagrees is kept and seen.
+        let records = located(vec![case(0, 1, 0, 2, 5), copy(case(0, 1, 0, 2, 5), "r2"), from_run(case(0, 1, 0, 2, 5), "r4")]);
+        assert_eq!(Ledger::new(&records).unwrap().inputs[&0].cases[&1].recounts(), (1, 1));
+        let records = located(vec![case(0, 1, 0, 2, 5), copy(case(0, 1, 0, 2, 6), "r2")]);
+        assert!(Ledger::new(&records).unwrap().inputs[&0].cases[&1].disagreement().is_some());
     }
 
     #[test]

@@ -414,3 +414,34 @@ fn a_shard_of_a_record_size_board_plans_here() {
         assert!(p["roots"].as_array().unwrap().len() >= 16 && p["prefixes"].as_u64().unwrap() >= 16 * 1024);
     }
 }
+
+#[test]
+fn a_rerun_from_a_finished_checkpoint_copies_its_records_without_recounts() {
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("ck.jsonl");
+    let run = |parts: &str| {
+        let out = nqueen().args(["--shard", "0-3/4", "--checkpoint"]).arg(&checkpoint).arg("fixtures/bench/empty_14.in").output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::write(dir.path().join(parts), &out.stdout).unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = run("a.jsonl");
+    let lines = std::fs::read_to_string(&checkpoint).unwrap().lines().count();
+    let again = run("b.jsonl");
+    assert_eq!(std::fs::read_to_string(&checkpoint).unwrap().lines().count(), lines, "nothing more to record");
+    // Each case record of the second run names the first run as the one that counted it.
+    let field = |text: &str, name: &str| -> Vec<serde_json::Value> {
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["record"] == "case")
+            .map(|r| r[name].clone())
+            .collect()
+    };
+    assert_eq!(field(&again, "counted_by"), field(&first, "run"));
+    assert!(field(&first, "counted_by").iter().all(|v| v.is_null()));
+    // Merged together, the copies are neither recounts nor repeats.
+    let merged = nqueen().arg("merge").args([dir.path().join("a.jsonl"), dir.path().join("b.jsonl")]).output().unwrap();
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert_eq!(String::from_utf8_lossy(&merged.stdout), "Case 1: 365596\n");
+    assert!(!String::from_utf8_lossy(&merged.stderr).contains("more than once"), "{}", String::from_utf8_lossy(&merged.stderr));
+}
