@@ -127,7 +127,7 @@ impl std::fmt::Display for CheckpointError {
                 write!(f, "line {line}: case {case} of input {} is recorded from two different plans", input + 1)
             }
             Problem::OtherBoard { input, case } => {
-                write!(f, "case {case} of input {} was counted for another board: it was written for another input", input + 1)
+                write!(f, "its case {case} of input {} is another board: it was written for another input", input + 1)
             }
             Problem::OtherShards { input, case, recorded: (k, m), asked: (i, c) } => {
                 write!(f, "case {case} of input {} was counted as shard {k}/{m}, not {i}/{c}", input + 1)

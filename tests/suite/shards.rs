@@ -285,7 +285,7 @@ fn a_checkpoint_of_another_input_or_plan_is_refused() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr(predicate::str::contains("was counted for another board: it was written for another input"));
+        .stderr(predicate::str::contains("is another board: it was written for another input"));
     nqueen()
         .args(["--shard", "0/2", "--checkpoint"])
         .arg(&ckpt)
