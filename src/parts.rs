@@ -172,6 +172,12 @@ impl CaseRecord {
     pub fn backend_kind(&self) -> &str {
         self.backend.split('(').next().unwrap_or_default()
     }
+
+    /// Seconds of one device the count took: its device-seconds, or the process's seconds
+    /// where an earlier build's record has none.
+    pub fn device_time(&self) -> f64 {
+        self.device_seconds.unwrap_or(self.seconds)
+    }
 }
 
 impl From<crate::unique::Fixed> for UniquePart {

@@ -203,7 +203,7 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
 /// it: its CPU, each of its cards by its share of the prefixes, or its GPU where the record
 /// names no card.
 fn add_device_time(m: &mut Machine, c: &CaseRecord) {
-    let seconds = c.device_seconds.unwrap_or(c.seconds);
+    let seconds = c.device_time();
     m.device_hours += seconds / 3600.0;
     let cards = c.cards.as_deref().unwrap_or_default();
     if c.backend_kind() != "gpu" {

@@ -139,7 +139,7 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
         let kind = c.backend_kind().to_string();
         let b = backends.entry(kind.clone()).or_default();
         b.records += 1;
-        let seconds = c.device_seconds.unwrap_or(c.seconds);
+        let seconds = c.device_time();
         b.seconds += seconds;
         if let (Some(nodes), true) = (estimate(r), seconds > 0.0) {
             let t = timed.entry(kind).or_default();
@@ -208,6 +208,7 @@ fn table(cases: &[CaseStatus]) -> Vec<String> {
 mod tests {
     use super::super::merge::tests::{recount, run};
     use super::super::tests::located;
+    use super::super::{CaseRecord, Record};
     use super::*;
 
     #[test]
@@ -221,6 +222,22 @@ mod tests {
         // Three records of 10 estimated nodes each in 0.5 s.
         assert_eq!(case["backends"]["cpu"]["rate"].as_f64(), Some(20.0));
         assert_eq!(case["backends"]["cpu"]["hours_left"].as_f64(), Some(0.0));
+    }
+
+    #[test]
+    fn device_time_is_the_records_device_seconds_where_they_have_them() {
+        // The same three records, each 0.5 s of process but 0.25 s of device.
+        let records: Vec<Record> = run()
+            .into_iter()
+            .map(|r| match r {
+                Record::Case(c) => Record::Case(Box::new(CaseRecord { device_seconds: Some(0.25), ..*c })),
+                other => other,
+            })
+            .collect();
+        let status = status(&located(records));
+        let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
+        let cpu = &json["cases"][0]["backends"]["cpu"];
+        assert_eq!((cpu["seconds"].as_f64(), cpu["rate"].as_f64()), (Some(0.75), Some(40.0)));
     }
 
     #[test]
