@@ -136,6 +136,23 @@ mod tests {
     }
 
     #[test]
+    fn machines_that_share_a_host_name_each_get_a_shard() {
+        // Containers on the lent hosts all call themselves "vm": their machine ids differ.
+        let records: Vec<Record> = counted(100, 1)
+            .into_iter()
+            .enumerate()
+            .map(|(k, r)| match r {
+                Record::Case(c) => Record::Case(Box::new(CaseRecord { host: Some("vm".into()), machine: Some(format!("m{}", k % 4)), ..*c })),
+                other => other,
+            })
+            .collect();
+        let chosen = choose(&located(records), 0.0, 3).unwrap();
+        assert_eq!((chosen.random, chosen.machines, chosen.for_machines), (0, 4, 4));
+        let machines: BTreeSet<usize> = chosen.shards.iter().map(|k| k % 4).collect();
+        assert_eq!(machines.len(), 4, "every machine has a shard chosen");
+    }
+
+    #[test]
     fn disagreeing_shards_are_always_chosen_and_recounted_ones_are_not_drawn_again() {
         let mut records = counted(10, 1);
         let again = |k: usize, count: u128| match records[k].clone() {
