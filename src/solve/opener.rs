@@ -13,8 +13,9 @@ pub(super) struct Opener {
     pub(super) state: State,
     /// GPU ordinals to open; all visible ones when `None`.
     devices: Option<Vec<usize>>,
-    /// What opening them would cost, by how many there are (see [`GPU_START_SECONDS`]).
-    start_seconds: f64,
+    /// What opening them would cost, by how many there are (see [`GPU_START_SECONDS`]),
+    /// once asked: runs that never weigh the GPU never look for its cards.
+    start_seconds: OnceLock<f64>,
     /// Hand the driver's teardown to a child process once open (see
     /// [`Gpu::hand_over_teardown`]).
     quick_exit: bool,
@@ -38,14 +39,15 @@ impl Opener {
     /// The GPUs `devices` names (all visible ones when `None`), not opened yet; with
     /// `quick_exit`, their driver's teardown will be handed to a child process.
     pub(super) fn new(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
-        let cards = devices.as_ref().map_or_else(visible_cards, Vec::len).max(1);
-        let start_seconds = GPU_START_SECONDS * cards as f64;
-        Opener { state: State::Idle, devices, start_seconds, quick_exit, began: None, ended: Arc::new(OnceLock::new()) }
+        Opener { state: State::Idle, devices, start_seconds: OnceLock::new(), quick_exit, began: None, ended: Arc::new(OnceLock::new()) }
     }
 
     /// What opening the GPUs costs, about: each card's start-up.
     pub(super) fn start_seconds(&self) -> f64 {
-        self.start_seconds
+        *self.start_seconds.get_or_init(|| {
+            let cards = self.devices.as_ref().map_or_else(visible_cards, Vec::len);
+            GPU_START_SECONDS * cards.max(1) as f64
+        })
     }
 
     /// Starts opening the GPU in the background.
@@ -148,8 +150,7 @@ fn visible_cards() -> usize {
     });
     let listed = std::env::var("CUDA_VISIBLE_DEVICES").ok().map(|v| v.split(',').filter(|d| !d.trim().is_empty()).count());
     match (files, listed) {
-        (0, None) => 1,
-        (0, Some(listed)) => listed.max(1),
-        (files, listed) => listed.map_or(files, |l| l.min(files)).max(1),
+        (0, listed) => listed.unwrap_or(1),
+        (files, listed) => listed.map_or(files, |l| l.min(files)),
     }
 }
