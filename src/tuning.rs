@@ -48,8 +48,8 @@ pub const GPU_NODES_PER_SECOND: f64 = 4e11;
 pub const GPU_BOARD_SECONDS: f64 = 0.006;
 /// What opening a GPU costs: the driver's start-up and the context, as measured on an
 /// H100 host whose driver is idle; more while another process's teardown runs. Opening
-/// several cards costs about this much a card, though they open side by side (four H200s
-/// of one host: 0.9 to 2.3 s; "The default run").
+/// several cards costs about this much a card, though they open side by side
+/// (BENCHMARKS.md, "Files of many boards").
 pub const GPU_START_SECONDS: f64 = 0.17;
 /// Search nodes per prefix on the GPU (at most, as the first level with enough prefixes is
 /// used) on small trees, where making prefixes is a large part of the count.
@@ -65,7 +65,8 @@ pub const LARGE_TREE: f64 = 8e11;
 /// nodes a second, so a heavier prefix makes a long tail.
 pub const MAX_NODES_PER_PREFIX: f64 = 5e5;
 /// Estimated search nodes from which a board is shared among several GPUs: below it, the
-/// second device's set-up per board costs more than it saves (BENCHMARKS.md, "Two GPUs").
+/// second device's set-up per board costs more than it saves (BENCHMARKS.md, "Several GPUs
+/// of one host").
 pub const SHARED_NODES: f64 = 2e11;
 
 // Planning and `auto`'s choices (BENCHMARKS.md, "The default run (H100 host)").
