@@ -44,7 +44,7 @@ pub const CHUNKS_PER_SHARE: f64 = 64.0;
 /// `auto` judges it by (an H100 on the plain kernel).
 pub const GPU_NODES_PER_SECOND: f64 = 4e11;
 /// What a board costs an open GPU besides its planning and search (prefixes, transfers,
-/// launches): about 5 to 7 ms on boards of 15 and 16 on an H100 host.
+/// launches), as measured on boards of 15 and 16 on an H100 host.
 pub const GPU_BOARD_SECONDS: f64 = 0.006;
 /// What opening a GPU costs: the driver's start-up and the context, as measured on an
 /// H100 host whose driver is idle; more while another process's teardown runs. Opening
