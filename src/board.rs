@@ -4,11 +4,40 @@
 
 use std::fmt;
 
-use crate::error::Error;
 use crate::square::Sym;
 
 /// The largest board side: a row's cells must fit in one `u32` mask.
 pub const MAX_N: usize = 32;
+
+/// Why a board cannot be made: its side is not 1 to 32, or its rows do not fit it.
+///
+/// ```
+/// let why = nqueen::Board::empty(40).unwrap_err();
+/// assert_eq!(why, nqueen::BoardError::Side(40));
+/// assert_eq!(why.to_string(), "a board's side is 1 to 32, not 40");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BoardError {
+    /// A side outside 1 to 32.
+    Side(usize),
+    /// This many rows were given for a board of side `n`.
+    Rows { rows: usize, n: usize },
+    /// Row `row` (from 0) has a free cell at column `n` or beyond.
+    Beyond { row: usize, n: usize },
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            BoardError::Side(n) => write!(f, "a board's side is 1 to {MAX_N}, not {n}"),
+            BoardError::Rows { rows, n } => write!(f, "{rows} row{} for a board of side {n}", if rows == 1 { "" } else { "s" }),
+            BoardError::Beyond { row, n } => write!(f, "row {row} has a cell beyond column {}", n - 1),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
 
 /// A board of side `n` (1 to 32) with obstacles: cells where no queen may stand, though
 /// attacks pass over them. `Display` writes it as judge input, which `str::parse` reads.
@@ -31,26 +60,26 @@ impl Board {
     /// A board of side `n` from its row masks, bit `c` of `rows[r]` set where cell (r, c) is
     /// free; an error if `n` is not 1 to 32, there are not `n` rows, or a mask has a bit at
     /// column `n` or beyond.
-    pub fn from_rows(n: usize, rows: Vec<u32>) -> Result<Board, Error> {
+    pub fn from_rows(n: usize, rows: Vec<u32>) -> Result<Board, BoardError> {
         let full = side(n)?;
         if rows.len() != n {
-            return Err(Error::BadBoard(format!("{} rows for a board of side {n}", rows.len())));
+            return Err(BoardError::Rows { rows: rows.len(), n });
         }
         match rows.iter().position(|&m| m & !full != 0) {
-            Some(r) => Err(Error::BadBoard(format!("row {r} has a cell beyond column {}", n - 1))),
+            Some(row) => Err(BoardError::Beyond { row, n }),
             None => Ok(Board { n, rows }),
         }
     }
 
     /// An empty board (no obstacles) of side `n`; an error unless `1 <= n <= 32`.
-    pub fn empty(n: usize) -> Result<Board, Error> {
+    pub fn empty(n: usize) -> Result<Board, BoardError> {
         let full = side(n)?;
         Ok(Board { n, rows: vec![full; n] })
     }
 
     /// The board of side `n` whose cell (r, c) is free where `free(r, c)` is true; an error
     /// unless `1 <= n <= 32`.
-    pub fn from_fn(n: usize, mut free: impl FnMut(usize, usize) -> bool) -> Result<Board, Error> {
+    pub fn from_fn(n: usize, mut free: impl FnMut(usize, usize) -> bool) -> Result<Board, BoardError> {
         side(n)?;
         let rows = (0..n).map(|r| (0..n).filter(|&c| free(r, c)).fold(0u32, |m, c| m | 1 << c)).collect();
         Ok(Board { n, rows })
@@ -112,7 +141,6 @@ impl Board {
         }
         Board { n, rows }
     }
-
 }
 
 impl fmt::Display for Board {
@@ -128,8 +156,8 @@ impl fmt::Display for Board {
 }
 
 /// The full row mask of a board of side `n`, or why there is no such board.
-fn side(n: usize) -> Result<u32, Error> {
-    full_mask(n).ok_or_else(|| Error::BadBoard(format!("a board's side is 1 to {MAX_N}, not {n}")))
+fn side(n: usize) -> Result<u32, BoardError> {
+    full_mask(n).ok_or(BoardError::Side(n))
 }
 
 /// The mask with the low `n` bits set, or `None` when `n` is not in `1..=MAX_N`.
@@ -193,10 +221,12 @@ mod tests {
     #[test]
     fn from_rows_rejects_bits_outside_the_board() {
         assert!(Board::from_rows(2, vec![0b11, 0b01]).is_ok());
-        assert!(matches!(Board::from_rows(2, vec![0b111, 0b01]), Err(Error::BadBoard(why)) if why.contains("beyond column 1")));
-        assert!(matches!(Board::from_rows(2, vec![0b11]), Err(Error::BadBoard(_))));
-        assert!(matches!(Board::empty(0), Err(Error::BadBoard(why)) if why.contains("not 0")));
-        assert!(matches!(Board::from_fn(33, |_, _| true), Err(Error::BadBoard(_))));
+        let beyond = Board::from_rows(2, vec![0b111, 0b01]).unwrap_err();
+        assert_eq!((beyond.clone(), beyond.to_string()), (BoardError::Beyond { row: 0, n: 2 }, "row 0 has a cell beyond column 1".into()));
+        let rows = Board::from_rows(2, vec![0b11]).unwrap_err();
+        assert_eq!((rows.clone(), rows.to_string()), (BoardError::Rows { rows: 1, n: 2 }, "1 row for a board of side 2".into()));
+        assert_eq!(Board::empty(0).unwrap_err().to_string(), "a board's side is 1 to 32, not 0");
+        assert_eq!(Board::from_fn(33, |_, _| true), Err(BoardError::Side(33)));
     }
 
     #[test]

@@ -132,9 +132,9 @@ impl std::fmt::Display for CheckpointError {
             Problem::OtherShards { input, case, recorded: (k, m), asked: (i, c) } => {
                 write!(f, "case {case} of input {} was counted as shard {k}/{m}, not {i}/{c}", input + 1)
             }
-            Problem::OtherPlan => f.write_str(
-                "its units were counted from another plan (another version, or other options such as --no-symmetry or --shard)",
-            ),
+            Problem::OtherPlan => {
+                f.write_str("its units were counted from another plan (another version, or other options such as --no-symmetry or --shard)")
+            }
             Problem::BadUnits => f.write_str("its units overlap or lie outside the case's prefixes"),
         }
     }
@@ -266,7 +266,14 @@ impl Checkpoint {
 
     /// Records that `at` is counted whole from the split `plan`, `tally`, its runs having
     /// taken `device_seconds` in all, the last on `backend` in the run `run`.
-    pub fn case(&self, at: &CaseShard, plan: &str, tally: Tally, device_seconds: f64, (backend, run): (Option<&str>, &str)) -> io::Result<()> {
+    pub fn case(
+        &self,
+        at: &CaseShard,
+        plan: &str,
+        tally: Tally,
+        device_seconds: f64,
+        (backend, run): (Option<&str>, &str),
+    ) -> io::Result<()> {
         self.append(&Line::Case(CaseLine {
             record: Kind::Case,
             input: at.input,
@@ -334,7 +341,13 @@ mod tests {
         );
         assert_eq!(
             c.resume(&at(0, 2, "b2", Shard { index: 0, count: 1 })).unwrap(),
-            Resume::Done { plan: "p2".into(), tally: t(92), device_seconds: 9.0, backend: Some("gpu(0: H100)".into()), run: Some("run-a".into()) }
+            Resume::Done {
+                plan: "p2".into(),
+                tally: t(92),
+                device_seconds: 9.0,
+                backend: Some("gpu(0: H100)".into()),
+                run: Some("run-a".into())
+            }
         );
         assert_eq!(c.resume(&at(1, 1, "b1", Shard { index: 0, count: 1 })).unwrap(), Resume::Fresh);
         assert!(c.resume(&at(0, 2, "other", Shard { index: 0, count: 1 })).unwrap_err().to_string().contains("written for another input"));
@@ -386,7 +399,13 @@ mod tests {
         assert!(warning.is_none());
         assert_eq!(
             c.resume(&at(0, 1, "b", Shard { index: 0, count: 1 })).unwrap(),
-            Resume::Done { plan: "p".into(), tally: Tally { solutions: 2, nodes: 2 }, device_seconds: 0.0, backend: None, run: Some("run-a".into()) }
+            Resume::Done {
+                plan: "p".into(),
+                tally: Tally { solutions: 2, nodes: 2 },
+                device_seconds: 0.0,
+                backend: None,
+                run: Some("run-a".into())
+            }
         );
     }
 

@@ -1,12 +1,15 @@
-//! The library's one error type, [`Error`], with a variant a caller can match for each
-//! thing that can go wrong.
+//! The library's one error type, [`Error`], at the top of its layers: each layer below owns
+//! its error (the board's, the parser's, the GPU's, and the program's checkpoints and part
+//! records), and `Error` wraps them, so that a caller matches one enum.
 
 use std::fmt;
 use std::io;
 
+use crate::board::BoardError;
 #[cfg(feature = "cli")]
 pub use crate::checkpoint::CheckpointError;
-use crate::gpu::GpuError;
+use crate::control::Interrupted;
+use crate::gpu::{CountError, GpuError};
 use crate::parse::ParseError;
 #[cfg(feature = "cli")]
 pub use crate::parts::PartsError;
@@ -15,19 +18,26 @@ pub use crate::parts::PartsError;
 ///
 /// Each variant's message includes the message of the error it wraps, so
 /// [`source`](std::error::Error::source) goes on below that error, not to it: a printed
-/// chain says each thing once.
+/// chain says each thing once. `?` turns each layer's error into its variant.
 ///
 /// ```
-/// match nqueen::Board::empty(40) {
-///     Err(nqueen::Error::BadBoard(why)) => assert!(why.contains("40")),
+/// fn side_of(n: usize) -> Result<usize, nqueen::Error> {
+///     Ok(nqueen::Board::empty(n)?.n())
+/// }
+/// match side_of(40) {
+///     Err(nqueen::Error::BadBoard(why)) => assert_eq!(why, nqueen::BoardError::Side(40)),
 ///     other => panic!("{other:?}"),
 /// }
 /// ```
+///
+/// The variants `Checkpoint` and `Parts` are the `nqueen` program's and exist only with
+/// its `cli` feature (the default); a library built with `default-features = false` has
+/// the others, which are all its calls can return.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// A board that cannot be: its side outside 1 to 32, or rows that do not fit it.
-    BadBoard(String),
+    BadBoard(BoardError),
     /// Judge input that breaks the format (with the line and column), or could not be read.
     Parse(ParseError),
     /// An option out of its range, such as a thread count of 0 or over 1024.
@@ -42,12 +52,13 @@ pub enum Error {
     /// Something could not be written: the `nqueen` program's answers, part records or
     /// checkpoint. The library's counts write nothing.
     Write(io::Error),
-    /// A checkpoint that does not fit the run (the program's; the `cli` feature).
+    /// A checkpoint that does not fit the run, or is not a checkpoint.
     #[cfg(feature = "cli")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
     Checkpoint(CheckpointError),
-    /// Part records that do not merge, or do not say what they should (the program's; the
-    /// `cli` feature).
+    /// Part records that do not merge, or do not say what they should.
     #[cfg(feature = "cli")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
     Parts(PartsError),
     /// Worker threads could not be started.
     Threads(String),
@@ -87,8 +98,44 @@ impl std::error::Error for Error {
     }
 }
 
+impl From<BoardError> for Error {
+    fn from(e: BoardError) -> Error {
+        Error::BadBoard(e)
+    }
+}
+
 impl From<ParseError> for Error {
     fn from(e: ParseError) -> Error {
         Error::Parse(e)
+    }
+}
+
+impl From<Interrupted> for Error {
+    fn from(_: Interrupted) -> Error {
+        Error::Interrupted
+    }
+}
+
+impl From<CountError> for Error {
+    fn from(e: CountError) -> Error {
+        match e {
+            CountError::Gpu(e) => Error::Gpu(e),
+            CountError::Interrupted => Error::Interrupted,
+            CountError::Record(e) => Error::Write(e),
+        }
+    }
+}
+
+#[cfg(feature = "cli")]
+impl From<CheckpointError> for Error {
+    fn from(e: CheckpointError) -> Error {
+        Error::Checkpoint(e)
+    }
+}
+
+#[cfg(feature = "cli")]
+impl From<PartsError> for Error {
+    fn from(e: PartsError) -> Error {
+        Error::Parts(e)
     }
 }

@@ -10,7 +10,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits};
 
 use crate::prefix::Prefix;
 use crate::tuning::{LARGE_TREE, MAX_NODES_PER_PREFIX, NODES_PER_PREFIX_LARGE, NODES_PER_PREFIX_SMALL, SMALL_TREE};
@@ -21,10 +21,9 @@ mod memory;
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
-pub use count::{GpuTally, Units, BATCH_CAP};
+pub use count::{CountError, GpuTally, Units, BATCH_CAP};
 pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
-
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
 /// prefixes and the fetching of prefixes cost more than the shorter tails save.
@@ -32,7 +31,6 @@ pub const GPU_TARGET: usize = 1 << 28;
 /// The fewest prefixes the GPU path aims for: enough for every thread of an H100 to start
 /// with one.
 pub const GPU_MIN_TARGET: usize = 256 << 10;
-
 
 /// How many prefixes to aim for on a board of about `estimated_nodes` search nodes. Small
 /// boards get fewer: making millions of prefixes for a board that counts in 0.1 s takes
@@ -87,7 +85,7 @@ impl fmt::Display for GpuError {
             GpuError::NoDriver => f.write_str("no CUDA driver found (libcuda is not installed or not on the library path)"),
             GpuError::NoNvrtc => f.write_str("CUDA's run-time compiler NVRTC (libnvrtc) was not found; install the CUDA toolkit"),
             GpuError::NoDevice(why) => write!(f, "no usable CUDA device: {why}"),
-            GpuError::Driver(why) => write!(f, "CUDA error: {why}"),
+            GpuError::Driver(why) => f.write_str(why),
             GpuError::Compile(log) => write!(f, "NVRTC could not compile the kernel:\n{log}"),
         }
     }
@@ -95,8 +93,20 @@ impl fmt::Display for GpuError {
 
 impl std::error::Error for GpuError {}
 
-fn driver_err(e: impl fmt::Display) -> GpuError {
-    GpuError::Driver(e.to_string())
+/// A failed CUDA call, in the driver's own description and name of the error (as in
+/// "out of memory (CUDA_ERROR_OUT_OF_MEMORY)").
+fn driver_err(e: DriverError) -> GpuError {
+    GpuError::Driver(driver_words(e))
+}
+
+/// What the driver says of `e`: its description, then its name.
+fn driver_words(e: DriverError) -> String {
+    let text = |s: Result<&std::ffi::CStr, DriverError>| s.ok().map(|c| c.to_string_lossy().into_owned());
+    match (text(e.error_string()), text(e.error_name())) {
+        (Some(said), Some(name)) => format!("{said} ({name})"),
+        (None, Some(name)) => name,
+        _ => format!("CUDA error {}", e.0 as u32),
+    }
 }
 
 /// Streams per device, each with a batch in flight: while the last prefixes of one batch
@@ -149,8 +159,8 @@ impl Gpu {
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
         }
-        cudarc::driver::result::init().map_err(|e| GpuError::NoDevice(e.to_string()))?;
-        let visible = CudaContext::device_count().map_err(|e| GpuError::NoDevice(e.to_string()))? as usize;
+        cudarc::driver::result::init().map_err(|e| GpuError::NoDevice(driver_words(e)))?;
+        let visible = CudaContext::device_count().map_err(|e| GpuError::NoDevice(driver_words(e)))? as usize;
         if visible == 0 {
             return Err(GpuError::NoDevice("the driver reports no devices".into()));
         }
@@ -204,7 +214,7 @@ impl Gpu {
 
 impl Device {
     fn open(ordinal: usize) -> Result<Device, GpuError> {
-        let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice(format!("device {ordinal}: {e}")))?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| GpuError::NoDevice(format!("device {ordinal}: {}", driver_words(e))))?;
         memory::untracked(&ctx);
         let name = ctx.name().map_err(driver_err)?;
         let uuid = card_uuid(&ctx.uuid().map_err(driver_err)?.bytes.map(|b| b as u8));

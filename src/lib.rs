@@ -39,27 +39,63 @@
 //! The `nqueen` command is built on the same crate; what it uses beyond the items above is
 //! hidden from these pages, and is not a stable interface.
 
-/// Declares the program's insides: public, for the `nqueen` command and the tests, and
-/// hidden from the documented face above.
-macro_rules! insides {
-    ($($name:ident),* $(,)?) => { $( #[doc(hidden)] pub mod $name; )* };
-}
+// The program's insides: public, for the `nqueen` command and the tests, and hidden from
+// the documented face above.
+#[doc(hidden)]
+pub mod board;
+#[doc(hidden)]
+pub mod control;
+#[doc(hidden)]
+pub mod cpu;
+#[doc(hidden)]
+pub mod estimate;
+#[doc(hidden)]
+pub mod gpu;
+#[doc(hidden)]
+pub mod parse;
+#[doc(hidden)]
+pub mod plan;
+#[doc(hidden)]
+pub mod prefix;
+#[doc(hidden)]
+pub mod rng;
+#[doc(hidden)]
+pub mod solve;
+#[doc(hidden)]
+pub mod split;
+#[doc(hidden)]
+pub mod square;
+#[doc(hidden)]
+pub mod symmetry;
+#[doc(hidden)]
+pub mod tally;
+#[doc(hidden)]
+pub mod tuning;
+#[doc(hidden)]
+pub mod unique;
+#[doc(hidden)]
+pub mod work;
 
-insides!(board, control, cpu, estimate, gpu, parse, plan, prefix, rng, solve, split, square, symmetry, tally, tuning, unique, work);
-
-/// The program's own insides, which the library does without (the `cli` feature): the
-/// command line's run, part records, checkpoints and the progress bar.
-macro_rules! program_insides {
-    ($($name:ident),* $(,)?) => { $( #[cfg(feature = "cli")] #[doc(hidden)] pub mod $name; )* };
-}
-
-program_insides!(app, checkpoint, parts, progress);
+// The program's own insides, which the library does without (the `cli` feature): the
+// command line's run, part records, checkpoints and the progress bar.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod app;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod checkpoint;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod parts;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod progress;
 
 mod counter;
 mod error;
 mod solutions;
 
-pub use board::Board;
+pub use board::{Board, BoardError};
 pub use counter::{count, Counter, MAX_THREADS};
 pub use error::Error;
 pub use gpu::GpuError;

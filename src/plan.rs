@@ -36,9 +36,6 @@ pub struct Plan {
 /// than it saves.
 const SMALL_TREE_NODES: u64 = 20_000;
 
-
-
-
 /// Random dives for the quick estimate that decides whether planning pays.
 const QUICK_DIVES: u32 = 200;
 

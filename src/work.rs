@@ -17,7 +17,6 @@ const BLOCKS: usize = 256;
 /// Random dives per block for its estimate.
 const DIVES_PER_BLOCK: u32 = 256;
 
-
 /// Which of how many shards a count covers: `index` in `0..count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {

@@ -295,7 +295,10 @@ impl Run<'_> {
             backend,
             seconds,
             method: IgnoredAny,
-            unique: self.counting.unique.then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
+            unique: self
+                .counting
+                .unique
+                .then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),
             build: Some(self.provenance.build.clone()),
@@ -330,7 +333,17 @@ impl Run<'_> {
         };
         if let Resume::Done { plan, tally, device_seconds, backend, run } = resume {
             let resumed = backend;
-            return Ok(Counted { tally, board: at.board, plan, report: None, estimate: None, started, device_seconds, resumed, counted_by: run });
+            return Ok(Counted {
+                tally,
+                board: at.board,
+                plan,
+                report: None,
+                estimate: None,
+                started,
+                device_seconds,
+                resumed,
+                counted_by: run,
+            });
         }
         let mut prepared = self.solver.prepare(board, scope);
         // Units are cut by estimated work.

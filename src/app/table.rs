@@ -9,8 +9,8 @@ use std::time::Instant;
 use super::{Config, Failure, Outcome, Sink};
 use crate::board::Board;
 use crate::control::Control;
-use crate::progress::Progress;
 use crate::error::Error;
+use crate::progress::Progress;
 use crate::solve::Solver;
 use crate::unique;
 

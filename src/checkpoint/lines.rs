@@ -120,7 +120,10 @@ impl Line {
 pub(super) enum ReadError {
     Io(io::Error),
     /// Line `line`, not the last, is not a checkpoint line.
-    BadLine { line: usize, why: String },
+    BadLine {
+        line: usize,
+        why: String,
+    },
 }
 
 impl From<io::Error> for ReadError {

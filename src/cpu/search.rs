@@ -11,10 +11,9 @@ use crate::estimate;
 use crate::plan::Plan;
 use crate::prefix::Prefix;
 use crate::tally::Tally;
+use crate::tuning::SCALAR_NODES_PER_THREAD_SECOND;
 #[cfg(target_arch = "x86_64")]
 use crate::tuning::{DESCEND_COST, LANES_SPEEDUP, LANE_START};
-use crate::tuning::SCALAR_NODES_PER_THREAD_SECOND;
-
 
 /// Dives that estimate what the lanes would search of a count (see [`estimate::below`]).
 #[cfg(target_arch = "x86_64")]

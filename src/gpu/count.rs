@@ -15,8 +15,7 @@ use super::launch::{block_shape, expand_cfg, offsets, row_windows, STACK_ENTRY};
 use super::memory::Buffer;
 use super::module::{self, EntryPoint};
 use super::{driver_err, Device, Gpu, GpuError};
-use crate::error::Error;
-use crate::control::Control;
+use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::{self, Deeper, Prefix, Prefixes};
 use crate::tally::Tally;
@@ -33,6 +32,46 @@ const MIN_SHARED_BATCH: usize = 64 << 10;
 /// slowest lane of each warp would hold its 31 others. Earlier launches leave out the vote
 /// that sharing takes on every pass.
 const SHARED_TAIL_BATCHES: usize = 2;
+
+/// Why a count on the GPUs stopped before its end.
+#[derive(Debug)]
+pub enum CountError {
+    /// A device failed.
+    Gpu(GpuError),
+    /// The count was cancelled (see [`Control::cancel`]).
+    Interrupted,
+    /// A finished unit could not be recorded: [`Units::done`] failed.
+    Record(io::Error),
+}
+
+impl From<GpuError> for CountError {
+    fn from(e: GpuError) -> CountError {
+        CountError::Gpu(e)
+    }
+}
+
+impl From<Interrupted> for CountError {
+    fn from(_: Interrupted) -> CountError {
+        CountError::Interrupted
+    }
+}
+
+impl std::fmt::Display for CountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CountError::Gpu(e) => write!(f, "the GPU failed: {e}"),
+            CountError::Interrupted => f.write_str("interrupted"),
+            CountError::Record(e) => write!(f, "cannot record a finished unit: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CountError {}
+
+/// A failed CUDA call during a count.
+fn failed(e: cudarc::driver::DriverError) -> CountError {
+    CountError::Gpu(driver_err(e))
+}
 
 /// A finished GPU count.
 #[derive(Clone, Debug)]
@@ -87,7 +126,7 @@ impl Gpu {
         units: &Units<'_>,
         estimated_nodes: f64,
         ctl: &Control,
-    ) -> Result<GpuTally, Error> {
+    ) -> Result<GpuTally, CountError> {
         let devices = &self.devices[..self.devices_for(estimated_nodes)];
         let entry_point = EntryPoint::for_plan(plan, roots.depth + deeper.extra);
         let mut total = GpuTally {
@@ -111,8 +150,8 @@ impl Gpu {
         let mut left = vec![0usize; units.ranges.len()];
         batches.iter().for_each(|b| left[b.unit] += 1);
         let largest = batches.iter().map(|b| deeper.per_root[b.roots.clone()].iter().sum::<u64>()).max().unwrap_or(0);
-        let largest_batch = u32::try_from(largest)
-            .map_err(|_| Error::Gpu(GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel"))))?;
+        let largest_batch =
+            u32::try_from(largest).map_err(|_| GpuError::Driver(format!("a batch of {largest} prefixes is too large for the kernel")))?;
         let most_roots = batches.iter().map(|b| b.roots.len()).max().unwrap_or(0);
         let work = Work {
             plan,
@@ -152,7 +191,7 @@ impl Gpu {
                         first_error.get_or_insert(e);
                     }
                     Err(_) => {
-                        first_error.get_or_insert(Error::Gpu(GpuError::Driver("a GPU worker thread panicked".into())));
+                        first_error.get_or_insert(CountError::Gpu(GpuError::Driver("a GPU worker thread panicked".into())));
                     }
                 }
             }
@@ -168,24 +207,24 @@ impl Gpu {
 
 impl Device {
     /// Counts batches of `work` on stream `s`, taking the next one left until none is.
-    fn run(&self, s: &Arc<CudaStream>, work: &Work, ctl: &Control) -> Result<StreamTally, Error> {
-        s.context().bind_to_thread().map_err(|e| Error::Gpu(driver_err(e)))?;
+    fn run(&self, s: &Arc<CudaStream>, work: &Work, ctl: &Control) -> Result<StreamTally, CountError> {
+        s.context().bind_to_thread().map_err(failed)?;
         let (plan, deeper) = (work.plan, work.deeper);
-        let rows_dev = Buffer::copied(s, &work.rows).map_err(|e| Error::Gpu(driver_err(e)))?;
-        let weights_dev = Buffer::copied(s, &plan.weights).map_err(|e| Error::Gpu(driver_err(e)))?;
-        let mut roots_dev = Buffer::<Prefix>::zeroed(s, work.most_roots).map_err(|e| Error::Gpu(driver_err(e)))?;
-        let mut prefixes_dev = Buffer::<Prefix>::zeroed(s, work.largest_batch as usize).map_err(|e| Error::Gpu(driver_err(e)))?;
-        let mut offsets_dev = Buffer::<u32>::zeroed(s, work.most_roots + 1).map_err(|e| Error::Gpu(driver_err(e)))?;
+        let rows_dev = Buffer::copied(s, &work.rows).map_err(failed)?;
+        let weights_dev = Buffer::copied(s, &plan.weights).map_err(failed)?;
+        let mut roots_dev = Buffer::<Prefix>::zeroed(s, work.most_roots).map_err(failed)?;
+        let mut prefixes_dev = Buffer::<Prefix>::zeroed(s, work.largest_batch as usize).map_err(failed)?;
+        let mut offsets_dev = Buffer::<u32>::zeroed(s, work.most_roots + 1).map_err(failed)?;
         // Per batch: [0] weighted solutions, [1] nodes, [2] set if [0] would have wrapped.
-        let mut totals = Buffer::<u64>::zeroed(s, 3).map_err(|e| Error::Gpu(driver_err(e)))?;
-        let mut next = Buffer::<u32>::zeroed(s, 1).map_err(|e| Error::Gpu(driver_err(e)))?;
-        let mut mismatches = Buffer::<u32>::zeroed(s, 1).map_err(|e| Error::Gpu(driver_err(e)))?;
+        let mut totals = Buffer::<u64>::zeroed(s, 3).map_err(failed)?;
+        let mut next = Buffer::<u32>::zeroed(s, 1).map_err(failed)?;
+        let mut mismatches = Buffer::<u32>::zeroed(s, 1).map_err(failed)?;
         let depth = work.roots.depth + deeper.extra;
         let kernel = &self.kernels[work.entry_point.number()];
         let sharing = &self.kernels[work.entry_point.shared_number()];
         let expand = &self.kernels[module::EXPAND];
         let (block, shared) = block_shape(plan.n, depth);
-        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(|e| Error::Gpu(driver_err(e)))?;
+        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(failed)?;
         let grid = self.multiprocessors * per_sm.max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let (n, base_depth, extra, depth) = (plan.n as i32, work.roots.depth as i32, deeper.extra as i32, depth as i32);
@@ -204,10 +243,10 @@ impl Device {
             // The batch holds at most `largest_batch` prefixes, so its offsets fit in u32.
             let offsets = offsets(&deeper.per_root[roots.clone()]);
             let count = offsets[roots.len()];
-            s.memcpy_htod(&offsets, &mut *offsets_dev).map_err(|e| Error::Gpu(driver_err(e)))?;
+            s.memcpy_htod(&offsets, &mut *offsets_dev).map_err(failed)?;
             // Only this batch's roots: copying all of them up front delays each stream's
             // first launch and needs as much device memory again as the roots.
-            s.memcpy_htod(&work.roots.items[roots.clone()], &mut *roots_dev).map_err(|e| Error::Gpu(driver_err(e)))?;
+            s.memcpy_htod(&work.roots.items[roots.clone()], &mut *roots_dev).map_err(failed)?;
             let num_roots = roots.len() as u32;
             let mut launch = s.launch_builder(expand);
             launch
@@ -225,9 +264,9 @@ impl Device {
             // num_roots + 1 offsets, whose last, the batch's size, is at most
             // `largest_batch`, the length of `prefixes_dev`; expand_cfg gives each thread
             // its stack.
-            unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(|e| Error::Gpu(driver_err(e)))?;
-            s.memset_zeros(&mut *next).map_err(|e| Error::Gpu(driver_err(e)))?;
-            s.memset_zeros(&mut *totals).map_err(|e| Error::Gpu(driver_err(e)))?;
+            unsafe { launch.launch(expand_cfg(num_roots, deeper.extra)) }.map_err(failed)?;
+            s.memset_zeros(&mut *next).map_err(failed)?;
+            s.memset_zeros(&mut *totals).map_err(failed)?;
             let mut launch = s.launch_builder(kernel);
             launch
                 .arg(&*prefixes_dev)
@@ -241,12 +280,12 @@ impl Device {
                 .arg(&stack_stride);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
             // every buffer holds as many elements as the kernel is told.
-            unsafe { launch.launch(cfg) }.map_err(|e| Error::Gpu(driver_err(e)))?;
-            s.synchronize().map_err(|e| Error::Gpu(driver_err(e)))?;
+            unsafe { launch.launch(cfg) }.map_err(failed)?;
+            s.synchronize().map_err(failed)?;
             busy.push((started, Instant::now()));
-            let t = s.clone_dtoh(&*totals).map_err(|e| Error::Gpu(driver_err(e)))?;
+            let t = s.clone_dtoh(&*totals).map_err(failed)?;
             if t[2] != 0 {
-                return Err(Error::Gpu(GpuError::Driver("a batch's count passed 2^64 solutions".into())));
+                return Err(GpuError::Driver("a batch's count passed 2^64 solutions".into()).into());
             }
             let counted = Tally { solutions: u128::from(t[0]), nodes: u128::from(t[1]) };
             tally += counted;
@@ -254,8 +293,8 @@ impl Device {
             ctl.advance(work.on_units.work.get(roots.clone()).map_or(roots.len() as f64, |w| w.iter().sum()));
             work.finished(batch.unit, counted)?;
         }
-        if s.clone_dtoh(&*mismatches).map_err(|e| Error::Gpu(driver_err(e)))?[0] != 0 {
-            return Err(Error::Gpu(GpuError::Driver("the device made other prefixes than the host counted (a bug in nqueen)".into())));
+        if s.clone_dtoh(&*mismatches).map_err(failed)?[0] != 0 {
+            return Err(GpuError::Driver("the device made other prefixes than the host counted (a bug in nqueen)".into()).into());
         }
         Ok(StreamTally { tally, prefixes, busy })
     }
@@ -292,7 +331,7 @@ struct Work<'a> {
 
 impl Work<'_> {
     /// Adds a batch of `unit` that counted `counted`, and reports the unit if it was its last.
-    fn finished(&self, unit: usize, counted: Tally) -> Result<(), Error> {
+    fn finished(&self, unit: usize, counted: Tally) -> Result<(), CountError> {
         let complete = {
             let mut units = self.units.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let (left, tally) = &mut units[unit];
@@ -301,7 +340,7 @@ impl Work<'_> {
             (*left == 0).then_some(*tally)
         };
         match complete {
-            Some(tally) => (self.on_units.done)(unit, tally).map_err(Error::Write),
+            Some(tally) => (self.on_units.done)(unit, tally).map_err(CountError::Record),
             None => Ok(()),
         }
     }

@@ -105,15 +105,15 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
 
 /// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
 fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> {
-    let src = CString::new(source).map_err(|e| GpuError::Compile(e.to_string()))?;
-    let prog = nvrtc::create_program(&src, Some(c"count.cu")).map_err(|e| GpuError::Compile(e.to_string()))?;
+    let src = CString::new(source).map_err(|_| GpuError::Compile("the kernel source holds a NUL byte".into()))?;
+    let prog = nvrtc::create_program(&src, Some(c"count.cu")).map_err(|e| GpuError::Compile(nvrtc_words(e)))?;
     // SAFETY: `prog` was just created and is destroyed once, below; buffers are sized by NVRTC.
     let out = unsafe {
         match nvrtc::compile_program(prog, options) {
             Err(e) => {
                 let log = nvrtc::get_program_log(prog).unwrap_or_default();
                 let log: Vec<u8> = log.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-                Err(GpuError::Compile(format!("{e}: {}", String::from_utf8_lossy(&log))))
+                Err(GpuError::Compile(format!("{}: {}", nvrtc_words(e), String::from_utf8_lossy(&log))))
             }
             Ok(()) => {
                 let mut size = 0usize;
@@ -123,13 +123,18 @@ fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> 
                         let mut buf = vec![0u8; size];
                         nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char).result().map(|_| buf)
                     })
-                    .map_err(|e| GpuError::Compile(e.to_string()))
+                    .map_err(|e| GpuError::Compile(nvrtc_words(e)))
             }
         }
     };
     // SAFETY: `prog` is live and not used again.
     let _ = unsafe { nvrtc::destroy_program(prog) };
     out
+}
+
+/// NVRTC's name for the error `e`, as in "NVRTC_ERROR_COMPILATION".
+fn nvrtc_words(e: nvrtc::NvrtcError) -> String {
+    format!("{:?}", e.0)
 }
 
 /// Where compiled kernels are kept: `$NQUEEN_CACHE_DIR`, else `$XDG_CACHE_HOME/nqueen`,

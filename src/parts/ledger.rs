@@ -183,9 +183,10 @@ fn without_copies<'a>(group: &[&'a Located]) -> Vec<&'a Located> {
         copied(r).or(r.record.run())
     }
     let copy_of_another = |i: usize, r: &Located| {
-        group.iter().enumerate().any(|(j, o)| {
-            j != i && origin(o) == origin(r) && agree(&o.record, &r.record) && (copied(o).is_none() || j < i)
-        })
+        group
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && origin(o) == origin(r) && agree(&o.record, &r.record) && (copied(o).is_none() || j < i))
     };
     group.iter().enumerate().filter(|&(i, r)| copied(r).is_none() || !copy_of_another(i, r)).map(|(_, r)| *r).collect()
 }

@@ -40,7 +40,8 @@ pub fn merge(records: &[Located]) -> Merged {
     let last = ledger.inputs.keys().next_back().copied();
     for index in 0..last.map_or(0, |l| l + 1) {
         let Some(input) = ledger.inputs.get(&index) else {
-            merged.problem = Some(PartsError::Incomplete(format!("input {} of the sharded run has no records in any part file", index + 1)));
+            merged.problem =
+                Some(PartsError::Incomplete(format!("input {} of the sharded run has no records in any part file", index + 1)));
             return merged;
         };
         match merge_input(input, ledger.shards, &mut merged) {

@@ -5,7 +5,7 @@ use std::io::{self, BufRead};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{digest, Record, FORMAT, OLDEST_FORMAT, PartsError};
+use super::{digest, PartsError, Record, FORMAT, OLDEST_FORMAT};
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
@@ -136,7 +136,11 @@ mod tests {
             (kept.len(), problem),
             (1, Some(PartsError::Unreadable("p, line 2: a torn last line (the run that wrote it was stopped mid-write)".into())))
         );
-        assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p").1.unwrap().to_string().starts_with("p, line 2: not a part record"));
+        assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p")
+            .1
+            .unwrap()
+            .to_string()
+            .starts_with("p, line 2: not a part record"));
         let other = whole.replace("\"format\":2", "\"format\":9");
         assert!(read_from(other.as_bytes(), "p").1.unwrap().to_string().contains("format 9, expected 1 to 2"));
     }

@@ -142,7 +142,9 @@ mod tests {
             .into_iter()
             .enumerate()
             .map(|(k, r)| match r {
-                Record::Case(c) => Record::Case(Box::new(CaseRecord { host: Some("vm".into()), machine: Some(format!("m{}", k % 4)), ..*c })),
+                Record::Case(c) => {
+                    Record::Case(Box::new(CaseRecord { host: Some("vm".into()), machine: Some(format!("m{}", k % 4)), ..*c }))
+                }
                 other => other,
             })
             .collect();

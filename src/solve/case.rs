@@ -41,7 +41,6 @@ impl Part<'_> {
     }
 }
 
-
 /// Changes whenever the way a whole case's prefixes are made changes, so that a checkpoint's
 /// units are never taken off other prefixes.
 const WHOLE_RULE: &str = "whole-expand-1";

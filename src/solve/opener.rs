@@ -145,7 +145,12 @@ fn open(devices: Option<&[usize]>, quick_exit: bool) -> Result<Gpu, GpuError> {
 fn visible_cards() -> usize {
     let files = std::fs::read_dir("/dev").map_or(0, |dir| {
         dir.filter_map(Result::ok)
-            .filter(|e| e.file_name().to_str().and_then(|n| n.strip_prefix("nvidia")).is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())))
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.strip_prefix("nvidia"))
+                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+            })
             .count()
     });
     let listed = std::env::var("CUDA_VISIBLE_DEVICES").ok().map(|v| v.split(',').filter(|d| !d.trim().is_empty()).count());

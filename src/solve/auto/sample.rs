@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use crate::control;
 use crate::cpu;
-use crate::tuning::{ESTIMATE_MARGIN, NODES_PER_ESTIMATED_NODE};
 use crate::plan::Plan;
 use crate::prefix::Prefixes;
+use crate::tuning::{ESTIMATE_MARGIN, NODES_PER_ESTIMATED_NODE};
 
 /// Prefixes timed on the CPU to estimate a board's cost.
 const SAMPLE: usize = 64;
@@ -25,7 +25,6 @@ pub fn cpu_seconds_by_estimate(nodes: f64, rate: f64) -> f64 {
 pub fn may_need_gpu(nodes: f64, rate: f64, start: f64) -> bool {
     cpu_seconds_by_estimate(nodes, rate) >= start
 }
-
 
 /// Whether a search estimated at `nodes` nodes would surely take the CPU, at `rate` nodes a
 /// second, at least `seconds`: then timing a sample, which on a board of few and heavy
@@ -67,8 +66,8 @@ mod tests {
     use super::*;
     use crate::board::Board;
     use crate::control::Control;
-    use crate::tuning::{GPU_START_SECONDS, PLANNING_CUT};
     use crate::prefix;
+    use crate::tuning::{GPU_START_SECONDS, PLANNING_CUT};
 
     /// The nodes a second of 16 threads of the AVX-512 lanes.
     const LANES_16: f64 = 16.0 * 4.4 * crate::tuning::SCALAR_NODES_PER_THREAD_SECOND;
@@ -103,7 +102,8 @@ mod tests {
                 let searched = cpu::count(&plan, &prefixes, &[], cpu::Schedule::Dynamic, &Control::default()).expect("not cancelled");
                 let scaled = estimate * NODES_PER_ESTIMATED_NODE / searched.nodes as f64;
                 // One board's estimate, from its seeded dives, may be off by a fifth.
-                let what = format!("n={} in {} boards: estimate {estimate:.3e}, searched {:.3e}", plan.n, plan.boards.len(), searched.nodes);
+                let what =
+                    format!("n={} in {} boards: estimate {estimate:.3e}, searched {:.3e}", plan.n, plan.boards.len(), searched.nodes);
                 assert!((0.8..=1.25).contains(&scaled), "{what}: the scaled estimate is {scaled:.3}x the nodes");
                 logs.push(scaled.ln());
             }
