@@ -13,7 +13,7 @@ mod table;
 
 use std::fmt;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::control::Control;
@@ -45,6 +45,19 @@ pub enum Input {
 }
 
 impl Input {
+    /// The files `inputs` are read from, standard input's too where it is one: what the
+    /// run may not write to.
+    pub fn paths(inputs: &[Input]) -> Vec<&Path> {
+        inputs
+            .iter()
+            .filter_map(|input| match input {
+                Input::File(path) => Some(path.as_path()),
+                Input::Stdin if cfg!(unix) => Some(Path::new("/dev/stdin")),
+                Input::Stdin => None,
+            })
+            .collect()
+    }
+
     /// Its name in messages and records.
     pub fn name(&self) -> String {
         match self {
@@ -188,6 +201,25 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
         outcome.stopped(stop);
     }
     outcome.status()
+}
+
+/// Ends the process with `status`, its answers written. Where a thread may be inside the
+/// CUDA driver (`driver_busy`: the GPU still opening, or an exit on a signal, which may
+/// come in the middle of a count), the process's exit handlers are skipped: the driver's
+/// would tear its state down under that thread, a crash at exit. The kernel closes the
+/// driver's files as at any exit (or, once the GPU is open, the child that holds them does:
+/// see `crate::gpu::teardown`).
+pub fn exit(status: i32, driver_busy: bool) -> ! {
+    crate::files::whole::remove_unfinished();
+    #[cfg(target_os = "linux")]
+    if driver_busy {
+        // SAFETY: ends the process at once, as a signal's default action would; the answers
+        // are flushed by then, and stderr is unbuffered.
+        unsafe { libc::_exit(status) }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = driver_busy;
+    std::process::exit(status)
 }
 
 /// Where a run writes: answers (or records) to `out`, diagnostics to `err`.

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::square::Sym;
+use crate::words::counted;
 
 /// The largest board side: a row's cells must fit in one `u32` mask.
 pub const MAX_N: usize = 32;
@@ -31,7 +32,7 @@ impl fmt::Display for BoardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             BoardError::Side(n) => write!(f, "a board's side is 1 to {MAX_N}, not {n}"),
-            BoardError::Rows { rows, n } => write!(f, "{rows} row{} for a board of side {n}", if rows == 1 { "" } else { "s" }),
+            BoardError::Rows { rows, n } => write!(f, "{} for a board of side {n}", counted(rows, "row")),
             BoardError::Beyond { row, n } => write!(f, "row {row} has a cell beyond column {}", n - 1),
         }
     }

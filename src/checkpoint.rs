@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -16,6 +16,8 @@ mod lines;
 
 use serde::de::IgnoredAny;
 
+use crate::files::kind::{Kind as FileKind, SNIFF};
+use crate::files::{self, among};
 use crate::tally::Tally;
 use crate::work::{Selection, Shard, Unit};
 use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, ReadError, UnitLine, FORMAT};
@@ -87,6 +89,12 @@ pub enum Problem {
     Io(io::Error),
     /// Its torn last line could not be cut off.
     Truncate(io::Error),
+    /// It is a directory, device, FIFO or socket, not a regular file.
+    NotAFile(&'static str),
+    /// It is this input of the run.
+    Input(PathBuf),
+    /// It holds this kind of file, not a checkpoint.
+    NotOurs(FileKind),
     /// Its first line is not a checkpoint header.
     NoHeader,
     /// It was written by another version or format of nqueen.
@@ -112,6 +120,13 @@ impl std::fmt::Display for CheckpointError {
         match &self.problem {
             Problem::Io(e) => write!(f, "{e}"),
             Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {e}"),
+            Problem::NotAFile(what) => write!(f, "is {what}, not a regular file, so it was left as it is"),
+            Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
+            Problem::NotOurs(kind) => write!(
+                f,
+                "holds {}, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint",
+                kind.name()
+            ),
             Problem::NoHeader => f.write_str("line 1 is not a checkpoint header"),
             Problem::OtherVersion { nqueen, format } => write!(
                 f,
@@ -142,12 +157,44 @@ impl std::fmt::Display for CheckpointError {
 
 impl std::error::Error for CheckpointError {}
 
+/// Whether the file at `path` may be opened as a checkpoint: none there yet, or a regular
+/// file, none of `inputs`, that starts with a checkpoint header (see [`FileKind::of`]).
+fn adoptable(path: &Path, inputs: &[&Path]) -> Result<(), Problem> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Problem::Io(e)),
+    };
+    if let Some(what) = files::not_regular(&meta) {
+        return Err(Problem::NotAFile(what));
+    }
+    if let Some(input) = among(path, inputs.iter().copied()) {
+        return Err(Problem::Input(input.to_path_buf()));
+    }
+    let mut start = Vec::with_capacity(SNIFF);
+    File::open(path).and_then(|f| io::Read::take(f, SNIFF as u64).read_to_end(&mut start)).map_err(Problem::Io)?;
+    match FileKind::of(&start) {
+        FileKind::Empty | FileKind::Checkpoint | FileKind::TornHeader => Ok(()),
+        other => Err(Problem::NotOurs(other)),
+    }
+}
+
 impl Checkpoint {
     /// Opens the checkpoint at `path`, creating it if it does not exist, for this version
-    /// of nqueen; with the warning to give if its torn last line was dropped.
-    pub fn open(path: &Path) -> Result<(Checkpoint, Option<String>), CheckpointError> {
+    /// of nqueen; with the warning to give if its torn last line was dropped. A file that
+    /// is there already is opened only if it is a regular file, none of `inputs`, and
+    /// starts with a checkpoint's header (or the first bytes of one, and nothing more);
+    /// anything else is refused and left as it is.
+    pub fn open(path: &Path, inputs: &[&Path]) -> Result<(Checkpoint, Option<String>), CheckpointError> {
         let fail = |problem| CheckpointError { path: path.to_path_buf(), problem };
+        adoptable(path, inputs).map_err(fail)?;
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| fail(Problem::Io(e)))?;
+        // The file checked above, not one put in its place since.
+        match file.metadata() {
+            Ok(meta) if files::not_regular(&meta).is_some() => return Err(fail(Problem::NotAFile("not a regular file"))),
+            Err(e) => return Err(fail(Problem::Io(e))),
+            Ok(_) => {}
+        }
         let (lines, kept_bytes, torn) = read_lines(&mut file).map_err(|e| match e {
             ReadError::Io(e) => fail(Problem::Io(e)),
             ReadError::BadLine { line, why } => fail(Problem::BadLine { line, why }),
@@ -327,14 +374,14 @@ mod tests {
     fn what_was_recorded_is_resumed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
-        let (c, warning) = Checkpoint::open(&path).unwrap();
+        let (c, warning) = Checkpoint::open(&path, &[]).unwrap();
         assert!(warning.is_none());
         let t = |s| Tally { solutions: s, nodes: 10 * s };
         c.unit(&at(0, 1, "b1", Shard { index: 0, count: 1 }), "p1", &unit(&[0..5]), t(3), 1.5).unwrap();
         c.unit(&at(0, 1, "b1", Shard { index: 0, count: 1 }), "p1", &unit(&[5..7, 9..10]), t(4), 2.0).unwrap();
         c.case(&at(0, 2, "b2", Shard { index: 0, count: 1 }), "p2", t(92), 9.0, (Some("gpu(0: H100)"), "run-a")).unwrap();
         drop(c);
-        let (c, _) = Checkpoint::open(&path).unwrap();
+        let (c, _) = Checkpoint::open(&path, &[]).unwrap();
         assert_eq!(
             c.resume(&at(0, 1, "b1", Shard { index: 0, count: 1 })).unwrap(),
             Resume::Partial { plan: "p1".into(), ranges: vec![0..5, 5..7, 9..10], tally: t(7), device_seconds: 3.5 }
@@ -363,13 +410,13 @@ mod tests {
     fn several_shards_of_a_case_are_kept_apart() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
-        let (c, _) = Checkpoint::open(&path).unwrap();
+        let (c, _) = Checkpoint::open(&path, &[]).unwrap();
         let shard = |index| Shard { index, count: 4 };
         let t = Tally { solutions: 5, nodes: 50 };
         c.unit(&at(0, 1, "b", shard(1)), "p1", &unit(&[0..3]), t, 1.0).unwrap();
         c.case(&at(0, 1, "b", shard(2)), "s", t, 2.0, (None, "run-a")).unwrap();
         drop(c);
-        let (c, _) = Checkpoint::open(&path).unwrap();
+        let (c, _) = Checkpoint::open(&path, &[]).unwrap();
         assert_eq!(
             c.resume(&at(0, 1, "b", shard(1))).unwrap(),
             Resume::Partial { plan: "p1".into(), ranges: vec![0..3], tally: t, device_seconds: 1.0 }
@@ -386,16 +433,16 @@ mod tests {
     fn a_torn_last_line_is_dropped_with_a_warning_and_the_file_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
-        let (c, _) = Checkpoint::open(&path).unwrap();
+        let (c, _) = Checkpoint::open(&path, &[]).unwrap();
         c.unit(&at(0, 1, "b", Shard { index: 0, count: 1 }), "p", &unit(&[0..5]), Tally { solutions: 1, nodes: 1 }, 0.0).unwrap();
         drop(c);
         let whole = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{whole}{{\"record\":\"unit\",\"inp")).unwrap();
-        let (c, warning) = Checkpoint::open(&path).unwrap();
+        let (c, warning) = Checkpoint::open(&path, &[]).unwrap();
         assert!(warning.unwrap().contains("torn last line 3"));
         c.case(&at(0, 1, "b", Shard { index: 0, count: 1 }), "p", Tally { solutions: 2, nodes: 2 }, 0.0, (None, "run-a")).unwrap();
         drop(c);
-        let (c, warning) = Checkpoint::open(&path).unwrap();
+        let (c, warning) = Checkpoint::open(&path, &[]).unwrap();
         assert!(warning.is_none());
         assert_eq!(
             c.resume(&at(0, 1, "b", Shard { index: 0, count: 1 })).unwrap(),
@@ -417,7 +464,7 @@ mod tests {
         let header = format!("{{\"record\":\"header\",\"format\":1,\"nqueen\":\"{}\"}}\n", version());
         let case = r#"{"record":"case","input":0,"case":1,"board":"b","shard":0,"shards":1,"plan":"p","solutions":92,"nodes":9,"device_seconds":1.5,"backend":"cpu(2 threads)","method":"join(k=9)"}"#;
         std::fs::write(&path, format!("{header}{case}\n")).unwrap();
-        let (c, _) = Checkpoint::open(&path).unwrap();
+        let (c, _) = Checkpoint::open(&path, &[]).unwrap();
         let done = Resume::Done {
             plan: "p".into(),
             tally: Tally { solutions: 92, nodes: 9 },
@@ -435,8 +482,69 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.ckpt");
         std::fs::write(&path, "{\"record\":\"header\",\"format\":1,\"nqueen\":\"0.0.1\"}\n").unwrap();
-        assert!(Checkpoint::open(&path).err().unwrap().to_string().contains("written by nqueen 0.0.1"));
+        assert!(Checkpoint::open(&path, &[]).err().unwrap().to_string().contains("written by nqueen 0.0.1"));
         std::fs::write(&path, format!("{{\"record\":\"header\",\"format\":1,\"nqueen\":\"{}\"}}\nnot json\n{{}}\n", version())).unwrap();
-        assert!(Checkpoint::open(&path).err().unwrap().to_string().contains("line 2: not a checkpoint line"));
+        assert!(Checkpoint::open(&path, &[]).err().unwrap().to_string().contains("line 2: not a checkpoint line"));
+    }
+
+    #[test]
+    fn the_header_is_the_one_files_know_checkpoints_by() {
+        let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version() };
+        assert_eq!(Line::Header(header).to_text(), crate::files::kind::checkpoint_header());
+    }
+
+    #[test]
+    fn a_file_nqueen_did_not_write_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = r#"{"record":"case","format":2,"nqueen":"0.1.0","input":0,"file":"a.in","case":1}"#;
+        let foreign: [(&str, Vec<u8>, &str); 6] = [
+            ("notes.txt", b"my notes".to_vec(), "holds text that nqueen did not write"),
+            ("b.in", b"4 .*.. .... .... ....".to_vec(), "holds judge input"),
+            ("part.jsonl", format!("{part}\n").into_bytes(), "holds a part record of a --shard run"),
+            ("other.json", b"{\"name\":\"notes\"}\n".to_vec(), "holds JSON that nqueen did not write"),
+            ("zeros", vec![0u8; 1 << 20], "holds binary data"),
+            ("half", br#"{"record":"hea"#.iter().chain(b"\nmore").copied().collect(), "holds JSON that nqueen did not write"),
+        ];
+        for (name, bytes, why) in foreign {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
+            assert_eq!(said, format!("checkpoint {}: {why}, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint", path.display()));
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name} changed");
+        }
+        let said = Checkpoint::open(dir.path(), &[]).err().unwrap().to_string();
+        assert!(said.ends_with("is a directory, not a regular file, so it was left as it is"), "{said}");
+        // One of the run's inputs, even one that is a checkpoint, under another name.
+        let input = dir.path().join("input.ckpt");
+        drop(Checkpoint::open(&input, &[]).unwrap());
+        let link = dir.path().join("link.ckpt");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        let said = Checkpoint::open(&link, &[input.as_path()]).err().unwrap().to_string();
+        assert!(said.ends_with(&format!("is the input {}, so it was left as it is", input.display())), "{said}");
+    }
+
+    #[test]
+    fn a_header_cut_short_or_an_empty_file_starts_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = crate::files::kind::checkpoint_header();
+        for (name, start) in [("torn", &header[..12]), ("empty", "")] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, start).unwrap();
+            let (c, warning) = Checkpoint::open(&path, &[]).unwrap();
+            assert_eq!(warning.is_some(), !start.is_empty());
+            drop(c);
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), header);
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_any_checkpoint_line_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.ckpt");
+        let long = format!("{}{}\n{{}}\n", crate::files::kind::checkpoint_header(), "x".repeat(crate::files::MAX_LINE + 1));
+        std::fs::write(&path, &long).unwrap();
+        let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
+        assert!(said.ends_with("line 2: longer than 65536 bytes, more than any checkpoint line"), "{said}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), long);
     }
 }

@@ -74,6 +74,8 @@ pub mod tuning;
 #[doc(hidden)]
 pub mod unique;
 #[doc(hidden)]
+pub mod words;
+#[doc(hidden)]
 pub mod work;
 
 // The program's own insides, which the library does without (the `cli` feature): the
@@ -84,6 +86,9 @@ pub mod app;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod checkpoint;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod files;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod parts;

@@ -138,7 +138,7 @@ fn row_mask(n: usize, r: usize, token: &Token, bytes: &[u8]) -> Result<u32, Pars
                 return Err(syntax(
                     token.line,
                     Some(token.column + c),
-                    format!("expected '.' (free) or '*' (obstacle) in row {} of {n}, found {}", r + 1, shown_byte(b)),
+                    format!("expected '.' (free) or '*' (obstacle) in row {} of {n}, found {}", r + 1, shown_char(bytes, c)),
                 ))
             }
         }
@@ -197,12 +197,42 @@ fn shown(token: &Token, bytes: &[u8]) -> String {
     const MAX_SHOWN: usize = 20;
     let cut = &bytes[..bytes.len().min(MAX_SHOWN)];
     let more = if token.len > MAX_SHOWN { "..." } else { "" };
-    format!("\"{}{more}\"", cut.escape_ascii())
+    format!("\"{}{more}\"", printable(cut))
 }
 
-/// One byte as the user will recognise it.
-fn shown_byte(b: u8) -> String {
-    format!("\"{}\"", [b].escape_ascii())
+/// The character that starts at `bytes[at]`, as the user will recognise it: "é" where the
+/// bytes are UTF-8 text, else the byte in hex.
+fn shown_char(bytes: &[u8], at: usize) -> String {
+    let rest = &bytes[at..];
+    match rest.utf8_chunks().next() {
+        Some(chunk) if !chunk.valid().is_empty() => {
+            let c = chunk.valid().chars().next().unwrap_or_default();
+            match c {
+                c if c.is_ascii_graphic() => format!("\"{c}\""),
+                c if c.is_control() || c.is_whitespace() => format!("\"{}\"", c.escape_debug()),
+                c => format!("\"{c}\" (U+{:04X})", c as u32),
+            }
+        }
+        _ => format!("the byte 0x{:02X}, which is not UTF-8 text", rest.first().copied().unwrap_or_default()),
+    }
+}
+
+/// Bytes as text: UTF-8 as it is, control characters escaped, other bytes in hex.
+fn printable(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() {
+                out.extend(c.escape_debug());
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -297,5 +327,21 @@ mod tests {
         let got = parse_all("1\n.\nx\n1\n.\n");
         assert_eq!(got.len(), 2);
         assert!(got[1].is_err());
+    }
+
+    #[test]
+    fn text_outside_ascii_is_shown_as_its_characters() {
+        let e = |text: &str| parse_all(text)[0].clone().unwrap_err();
+        assert_eq!(e("2\n..\n.é\n"), "line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"é\" (U+00E9)");
+        assert_eq!(
+            e("3\n...\n.\u{2605}.\n...\n"),
+            "line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 3, found \"\u{2605}\" (U+2605)"
+        );
+        assert_eq!(e("ñ\n"), "line 1, column 1: expected a board size (a whole number from 1 to 32, or 0 to end), found \"ñ\"");
+        let bytes = Parser::new(&b"2\n..\n.\xff\n"[..]).next().unwrap().unwrap_err().to_string();
+        assert_eq!(
+            bytes,
+            "line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found the byte 0xFF, which is not UTF-8 text"
+        );
     }
 }

@@ -19,6 +19,7 @@ pub mod summary;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
+use crate::files::json;
 pub use crate::gpu::Card;
 pub use read::{read, read_from, Located};
 
@@ -230,10 +231,10 @@ impl Record {
     }
 
     /// The record one line of JSON holds.
-    pub fn from_line(line: &str) -> serde_json::Result<Record> {
-        Ok(match serde_json::from_str::<Tag>(line)?.record {
-            Kind::Case => Record::Case(Box::new(serde_json::from_str(line)?)),
-            Kind::End => Record::End(serde_json::from_str(line)?),
+    pub fn from_line(line: &str) -> Result<Record, String> {
+        Ok(match json::parse::<Tag>(line)?.record {
+            Kind::Case => Record::Case(Box::new(json::parse(line)?)),
+            Kind::End => Record::End(json::parse(line)?),
         })
     }
 

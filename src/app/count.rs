@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use serde::de::IgnoredAny;
@@ -18,6 +18,8 @@ use crate::board::Board;
 use crate::checkpoint::{CaseShard, Checkpoint, Resume};
 use crate::control::Control;
 use crate::error::Error;
+use crate::files::kind::{self, Kind as FileKind, Recorded};
+use crate::parse::ParseError;
 use crate::parts::provenance::{self, Provenance};
 use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
@@ -37,7 +39,8 @@ pub(super) fn run<O: Write, E: Write>(
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
-    let checkpoint = match counting.checkpoint.as_deref().map(Checkpoint::open).transpose() {
+    let inputs = Input::paths(&config.inputs);
+    let checkpoint = match counting.checkpoint.as_deref().map(|path| Checkpoint::open(path, &inputs)).transpose() {
         Ok(opened) => opened.map(|(c, warning)| {
             if let Some(w) = warning {
                 sink.say(format_args!("warning: {w}"));
@@ -74,7 +77,8 @@ pub(super) fn run<O: Write, E: Write>(
                 }
             },
         };
-        match run.input(index, input, reader, sink) {
+        let (reader, start) = Recorded::new(reader);
+        match run.input(index, input, (reader, &start), sink) {
             Ok(true) => {}
             Ok(false) => outcome.note(Failure::BadInput),
             Err(stop) => return outcome.stopped(stop),
@@ -145,7 +149,7 @@ impl Run<'_> {
         &mut self,
         index: usize,
         input: &Input,
-        reader: impl Read + Send + 'static,
+        (reader, start): (impl Read + Send + 'static, &Mutex<Vec<u8>>),
         sink: &mut Sink<'_, O, E>,
     ) -> Result<bool, Stop> {
         let name = input.name();
@@ -168,7 +172,20 @@ impl Run<'_> {
             let board = match board {
                 Ok(b) => b,
                 Err(e) => {
-                    sink.say(format_args!("{name}: {e}"));
+                    // Another of the program's files, given where judge input belongs.
+                    match kind::of_recorded(start) {
+                        k @ (FileKind::PartRecord
+                        | FileKind::Checkpoint
+                        | FileKind::TornHeader
+                        | FileKind::Summary
+                        | FileKind::Plot
+                        | FileKind::Binary)
+                            if cases == 0 && matches!(e, ParseError::Syntax { line: 1, .. }) =>
+                        {
+                            sink.say(format_args!("{name}: line 1: {}", k.instead_of("judge input")))
+                        }
+                        _ => sink.say(format_args!("{name}: {e}")),
+                    }
                     self.end(index, input, cases, Some(e.to_string()), sink)?;
                     return Ok(false);
                 }
@@ -183,11 +200,8 @@ impl Run<'_> {
                 }
                 continue;
             }
-            // Nothing after the last board of the last input: auto need not race its opening GPU.
-            let last = index + 1 == self.config.inputs.len() && boards.at_end();
-            for (i, &scope) in scopes.iter().enumerate() {
-                let ends = last && i + 1 == scopes.len();
-                self.answer_case(index, &name, (cases, &board), scope, ends, sink)?;
+            for &scope in &scopes {
+                self.answer_case(index, &name, (cases, &board), scope, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;
@@ -195,15 +209,13 @@ impl Run<'_> {
     }
 
     /// Counts `scope` of case `case` of input `index` (named `name`), `board`, and writes its
-    /// answer or part record; says its warnings and statistics. `ends` says whether the run
-    /// ends once it is counted.
+    /// answer or part record; says its warnings and statistics.
     fn answer_case<O: Write, E: Write>(
         &mut self,
         index: usize,
         name: &str,
         (case, board): (usize, &Board),
         scope: Scope,
-        ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
         let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
@@ -217,7 +229,7 @@ impl Run<'_> {
                     Scope::Shard(s) => format!("case {case}, shard {}/{}", s.index, s.count),
                 };
                 let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
-                self.case(index, (case, board), scope, ends)
+                self.case(index, (case, board), scope)
             }
         };
         let counted = match counted {
@@ -318,13 +330,13 @@ impl Run<'_> {
 
     /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
     /// holds: its tally, and the report of this run's count (none when the checkpoint held
-    /// all of it). `ends` says whether the run ends once it is counted.
-    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope, ends: bool) -> Result<Counted, Error> {
+    /// all of it).
+    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope) -> Result<Counted, Error> {
         let started = SystemTime::now();
         if scope == Scope::Whole && self.checkpoint.is_none() {
             // answer_case found it is not small.
             let prepared = self.solver.prepare_large(board, scope);
-            return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
+            return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), self.ctl)?));
         }
         let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };
         let resume = match &self.checkpoint {
@@ -366,7 +378,7 @@ impl Run<'_> {
         // Units are recorded, and so cut, only where a checkpoint keeps them.
         let record = self.checkpoint.as_ref().map(|_| &record as solve::RecordUnit<'_>);
         let part = Part { selection: all.without(&done), counted_before, work_before, device_seconds_before, record };
-        let report = self.solver.count(board, &prepared, &part, ends, self.ctl)?;
+        let report = self.solver.count(board, &prepared, &part, self.ctl)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
         let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
         let device_seconds = report.device_seconds;

@@ -7,7 +7,10 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{Failure, Input, Merging, Outcome, Sink};
+use crate::files::kind::Kind as FileKind;
+use crate::files::whole::{self, Rules};
 use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
+use crate::words::{counted, plural};
 
 /// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
 pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
@@ -36,7 +39,7 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
         return outcome.note(Failure::BadInput);
     }
     match merging {
-        Merging::Answers { summary } => answers(&records, summary.as_deref(), sink, outcome),
+        Merging::Answers { summary } => answers(&records, summary.as_deref(), inputs, sink, outcome),
         Merging::Status { by_host, silent_after, plot } => {
             let status = status::status(&records);
             let mut shown = status.lines;
@@ -49,14 +52,9 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
                     shown.push(serde_json::to_string(&found).expect("machines are plain data"));
                     if let Some(path) = plot {
                         match plot::svg(&records, &found) {
-                            Ok(svg) => {
-                                if let Err(e) = std::fs::write(path, svg) {
-                                    sink.say(format_args!("cannot write the plot {}: {e}", path.display()));
-                                    outcome.note(Failure::Output);
-                                }
-                            }
+                            Ok(svg) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, sink, outcome),
                             Err(e) => {
-                                sink.say(format_args!("cannot write the plot {}: {e}", path.display()));
+                                sink.say(format_args!("plot {}: {e}", path.display()));
                                 outcome.note(Failure::Output);
                             }
                         }
@@ -81,7 +79,7 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
                     chosen.random,
                     chosen.for_machines,
                     chosen.machines,
-                    if chosen.machines == 1 { "" } else { "s" },
+                    plural(chosen.machines),
                     chosen.disagreeing
                 ));
             }
@@ -95,7 +93,13 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
 
 /// Prints the answers `records` add up to, says what they rest on, and with `summary`
 /// writes the summary to publish to that file.
-fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+fn answers<O: Write, E: Write>(
+    records: &[Located],
+    summary: Option<&Path>,
+    inputs: &[Input],
+    sink: &mut Sink<'_, O, E>,
+    outcome: &mut Outcome,
+) {
     let merged = merge::merge(records);
     if !lines(&merged.answers, sink, outcome) {
         return;
@@ -110,13 +114,12 @@ fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink
     }
     let recounted = merged.recounted;
     if recounted.shards > 0 {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         sink.say(format_args!(
             "{} over {} {} counted more than once ({}), and every recount agrees",
-            plural(recounted.shards, "shard"),
-            plural(recounted.cases, "case"),
+            counted(recounted.shards, "shard"),
+            counted(recounted.cases, "case"),
             if recounted.shards == 1 { "was" } else { "were" },
-            plural(recounted.records, "recount")
+            counted(recounted.records, "recount")
         ));
     }
     let Some(path) = summary else { return };
@@ -124,12 +127,8 @@ fn answers<O: Write, E: Write>(records: &[Located], summary: Option<&Path>, sink
         sink.say(format_args!("no summary written to {}: the merge is not complete", path.display()));
         return;
     }
-    match summary::summary(records, &merged).map(|text| write_whole(path, &text)) {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => {
-            sink.say(format_args!("cannot write the summary to {}: {e}", path.display()));
-            outcome.note(Failure::Output);
-        }
+    match summary::summary(records, &merged) {
+        Ok(text) => write_file(path, text.as_bytes(), ("summary", FileKind::Summary), inputs, sink, outcome),
         Err(problem) => {
             sink.say(format_args!("no summary written to {}: {problem}", path.display()));
             outcome.note(Failure::BadInput);
@@ -148,11 +147,24 @@ fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcom
     true
 }
 
-/// Writes `text` to `path` whole or not at all: to a file beside it, then renamed.
-fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".partial");
-    let temporary = Path::new(&temporary);
-    std::fs::write(temporary, text)?;
-    std::fs::rename(temporary, path)
+/// Writes `bytes`, a file of `role` and `kind`, to `path` whole (see [`crate::files::whole`]),
+/// or to the answers' output for "-"; a failure is noted in `outcome`.
+fn write_file<O: Write, E: Write>(
+    path: &Path,
+    bytes: &[u8],
+    (role, kind): (&'static str, FileKind),
+    inputs: &[Input],
+    sink: &mut Sink<'_, O, E>,
+    outcome: &mut Outcome,
+) {
+    if path.as_os_str() == "-" {
+        if let Err(stop) = sink.bytes(bytes) {
+            outcome.stopped(stop);
+        }
+        return;
+    }
+    if let Err(e) = whole::write(path, bytes, &Rules { role, own: kind, inputs: &Input::paths(inputs) }) {
+        sink.say(format_args!("{e}"));
+        outcome.note(Failure::Output);
+    }
 }

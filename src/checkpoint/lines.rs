@@ -2,13 +2,16 @@
 //! reading them back up to a torn last line.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+use std::io::{self, BufReader, Seek, SeekFrom};
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
+use crate::files::lines::{self as bounded, LineError, Lines};
+use crate::files::{json, MAX_LINE};
+
 /// The file's format; a checkpoint of another is refused.
-pub(super) const FORMAT: u32 = 1;
+pub(super) use crate::files::kind::CHECKPOINT_FORMAT as FORMAT;
 
 /// One line of a checkpoint.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,12 +109,12 @@ impl Line {
         text
     }
 
-    /// The line one line of JSON holds.
-    pub(super) fn from_text(text: &str) -> serde_json::Result<Line> {
-        Ok(match serde_json::from_str::<Tag>(text)?.record {
-            Kind::Header => Line::Header(serde_json::from_str(text)?),
-            Kind::Unit => Line::Unit(serde_json::from_str(text)?),
-            Kind::Case => Line::Case(serde_json::from_str(text)?),
+    /// The line one line of JSON holds, or what is wrong with it.
+    pub(super) fn from_text(text: &str) -> Result<Line, String> {
+        Ok(match json::parse::<Tag>(text)?.record {
+            Kind::Header => Line::Header(json::parse(text)?),
+            Kind::Unit => Line::Unit(json::parse(text)?),
+            Kind::Case => Line::Case(json::parse(text)?),
         })
     }
 }
@@ -119,7 +122,7 @@ impl Line {
 /// Why a checkpoint's lines could not be read.
 pub(super) enum ReadError {
     Io(io::Error),
-    /// Line `line`, not the last, is not a checkpoint line.
+    /// Line `line`, not the last, is not a checkpoint line, or is longer than any.
     BadLine {
         line: usize,
         why: String,
@@ -132,27 +135,34 @@ impl From<io::Error> for ReadError {
     }
 }
 
+impl From<LineError> for ReadError {
+    fn from(e: LineError) -> ReadError {
+        match e {
+            LineError::Io { error, .. } => ReadError::Io(error),
+            LineError::TooLong { line, .. } => {
+                ReadError::BadLine { line, why: format!("longer than {MAX_LINE} bytes, more than any checkpoint line") }
+            }
+        }
+    }
+}
+
 /// The checkpoint lines of `file`, the bytes up to the end of the last whole one, and the
 /// number of a torn last line if there is one (unterminated, or not a checkpoint line).
 pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usize>), ReadError> {
     file.seek(SeekFrom::Start(0))?;
-    let mut reader = BufReader::new(&*file);
-    let (mut lines, mut kept, mut text) = (Vec::new(), 0u64, String::new());
-    for number in 1.. {
-        text.clear();
-        let read = reader.read_line(&mut text)?;
-        if read == 0 {
-            break;
-        }
-        let parsed = Line::from_text(text.trim_end());
-        let last = reader.fill_buf()?.is_empty();
+    let mut reader = Lines::new(BufReader::new(&*file), MAX_LINE);
+    let (mut lines, mut kept) = (Vec::new(), 0u64);
+    while let Some(line) = reader.next()? {
+        let (number, bytes, ended) = (line.number, line.bytes, line.ended);
+        let parsed = bounded::text(line.text).and_then(Line::from_text);
+        let last = reader.at_end()?;
         match parsed {
-            Ok(line) if text.ends_with('\n') => {
+            Ok(line) if ended => {
                 lines.push(line);
-                kept += read as u64;
+                kept += bytes as u64;
             }
             _ if last => return Ok((lines, kept, Some(number))),
-            Err(e) => return Err(ReadError::BadLine { line: number, why: format!("not a checkpoint line ({e})") }),
+            Err(why) => return Err(ReadError::BadLine { line: number, why: format!("not a checkpoint line: {why}") }),
             Ok(_) => unreachable!("only the last line can lack its newline"),
         }
     }

@@ -6,6 +6,7 @@
 use super::ledger::{self, listed, ByShard, Clash, InputLedger, Ledger};
 use super::{CaseRecord, Located, PartsError};
 use crate::unique::Fixed;
+use crate::words::plural;
 
 /// What a merge found.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -67,7 +68,7 @@ fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Opt
     if missing.is_empty() {
         return None;
     }
-    let plural = if missing.len() == 1 { "" } else { "s" };
+    let plural = plural(missing.len());
     Some(PartsError::Incomplete(match what {
         END => format!("{file}: shard{plural} {} of {shards} did not finish the input", listed(&missing)),
         _ => format!("{file}: {what}: missing shard{plural} {} of {shards}", listed(&missing)),

@@ -15,6 +15,8 @@ use super::ledger::{self, Ledger};
 use super::machines::Machines;
 use super::provenance::utc;
 use super::{Located, PartsError};
+use crate::files::kind::PLOT_MARK;
+use crate::words::counted;
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 800;
@@ -41,11 +43,14 @@ pub fn svg(records: &[Located], machines: &Machines) -> Result<String, PartsErro
         rates(&bottom, machines).map_err(drawing)?;
         root.present().map_err(drawing)?;
     }
+    // The mark by which a later plot knows this file for one of nqueen's, after the opening tag.
+    let opened = out.find("<svg").and_then(|at| out[at..].find('>').map(|end| at + end + 1)).unwrap_or(0);
+    out.insert_str(opened, &format!("\n{PLOT_MARK}"));
     Ok(out)
 }
 
-fn drawing<E: std::fmt::Debug>(e: E) -> PartsError {
-    PartsError::Plot(format!("cannot draw the plot: {e:?}"))
+fn drawing<E: std::fmt::Display>(e: E) -> PartsError {
+    PartsError::Plot(format!("cannot draw the plot: {e}"))
 }
 
 /// The work done over time: each shard's first record, by its end, weighed by its
@@ -196,7 +201,7 @@ fn rates<DB: DrawingBackend>(
         SegmentValue::CenterOf(i) if named => names.get(*i).map_or(String::new(), |n| n.to_string()),
         _ => String::new(),
     };
-    let x_desc = format!("{} devices: each machine's CPU and each GPU card", bars.len());
+    let x_desc = format!("{}: each machine's CPU and each GPU card", counted(bars.len(), "device"));
     chart
         .configure_mesh()
         .y_desc("rate / median of its kind")

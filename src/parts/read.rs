@@ -6,6 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{digest, PartsError, Record, FORMAT, OLDEST_FORMAT};
+use crate::files::kind::Kind as FileKind;
+use crate::files::lines::{self, Lines};
+use crate::files::MAX_LINE;
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
@@ -47,37 +50,43 @@ pub fn read(path: &Path) -> (Vec<Located>, Option<PartsError>) {
 }
 
 /// [`read`] from any reader, named `name` in messages.
-pub fn read_from(mut src: impl BufRead, name: &str) -> (Vec<Located>, Option<PartsError>) {
+pub fn read_from(src: impl BufRead, name: &str) -> (Vec<Located>, Option<PartsError>) {
     let file: Arc<str> = Arc::from(name);
     let mut records = Vec::new();
-    let mut text = String::new();
-    for line in 1.. {
-        text.clear();
-        match src.read_line(&mut text) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}, line {line}: {e}")))),
-        }
-        let complete = text.ends_with('\n');
-        let json = text.trim_end();
-        let problem = match Record::from_line(json) {
-            Ok(r) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
-                format!("{name}, line {line}: a part record of format {}, expected {OLDEST_FORMAT} to {FORMAT}", r.format())
+    let mut lines = Lines::new(src, MAX_LINE);
+    loop {
+        let line = match lines.next() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}, {e}")))),
+        };
+        let (number, complete) = (line.number, line.ended);
+        let parsed = lines::text(line.text).and_then(|json| Record::from_line(json).map(|r| (r, json)));
+        let problem = match parsed {
+            Ok((r, _)) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
+                format!("a part record of format {}, expected {OLDEST_FORMAT} to {FORMAT}", r.format())
             }
-            Ok(record) if complete => match checked(&record, json) {
+            Ok((record, json)) if complete => match checked(&record, json) {
                 Ok(digest) => {
-                    records.push(Located { record, file: Arc::clone(&file), line, digest });
+                    records.push(Located { record, file: Arc::clone(&file), line: number, digest });
                     continue;
                 }
-                Err(problem) => format!("{name}, line {line}: {problem}"),
+                Err(problem) => problem.to_string(),
             },
-            _ if !complete => format!("{name}, line {line}: a torn last line (the run that wrote it was stopped mid-write)"),
+            // What a file holds, where the first line says it is another of the program's.
+            Err(_) if number == 1 && foreign(FileKind::of(line.text)) => FileKind::of(line.text).instead_of("a part record"),
+            _ if !complete => "a torn last line (the run that wrote it was stopped mid-write)".to_string(),
             Ok(_) => unreachable!("complete lines are taken above"),
-            Err(e) => format!("{name}, line {line}: not a part record ({e})"),
+            Err(why) => format!("not a part record: {why}"),
         };
-        return (records, Some(PartsError::Unreadable(problem)));
+        return (records, Some(PartsError::Unreadable(format!("{name}, line {number}: {problem}"))));
     }
     (records, None)
+}
+
+/// Whether a first line of this kind says the file is not a part file at all.
+fn foreign(kind: FileKind) -> bool {
+    matches!(kind, FileKind::Judge | FileKind::Checkpoint | FileKind::TornHeader | FileKind::Summary | FileKind::Binary)
 }
 
 /// The digest of `record`, read from the line `json`: checked against its content from
@@ -143,5 +152,22 @@ mod tests {
             .starts_with("p, line 2: not a part record"));
         let other = whole.replace("\"format\":2", "\"format\":9");
         assert!(read_from(other.as_bytes(), "p").1.unwrap().to_string().contains("format 9, expected 1 to 2"));
+    }
+
+    #[test]
+    fn another_kind_of_file_is_named_for_what_it_is() {
+        let said = |text: &[u8]| read_from(text, "f").1.unwrap().to_string();
+        assert_eq!(said(b"8\n........\n"), "f, line 1: this is judge input, not a part record (nqueen FILE counts judge input)");
+        assert_eq!(
+            said(crate::files::kind::checkpoint_header().as_bytes()),
+            "f, line 1: this is a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)"
+        );
+        assert_eq!(said(b"\0\0\0"), "f, line 1: this is binary data, not a part record");
+        assert_eq!(
+            said(b"{\"record\":\"case\",\"format\":\"2\"}\n"),
+            "f, line 1: not a part record: the field `format` holds the text \"2\" where a whole number belongs"
+        );
+        let long = format!("{}\n", "x".repeat(MAX_LINE + 1));
+        assert_eq!(said(long.as_bytes()), format!("f, line 1: longer than {MAX_LINE} bytes, more than any line nqueen writes"));
     }
 }

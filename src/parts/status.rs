@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::ledger::{self, listed, listed_briefly, ByShard, Ledger};
 use super::merge::{clash, END};
 use super::Located;
+use crate::words::{counted, plural};
 
 /// Ranges of missing shards a line lists, at most.
 const LISTED: usize = 12;
@@ -99,7 +100,7 @@ pub fn status(records: &[Located]) -> Status {
         problems.extend(clash(&input.file, END, &input.ends).map(|p| p.to_string()));
         let missing = input.ends.missing(shards);
         if !missing.is_empty() {
-            let plural = if missing.len() == 1 { "" } else { "s" };
+            let plural = plural(missing.len());
             problems.push(format!("{}: not finished by shard{plural} {}", input.file, listed_briefly(&missing, LISTED)));
         }
     }
@@ -108,11 +109,7 @@ pub fn status(records: &[Located]) -> Status {
     let mut lines = table(&cases);
     lines.extend(problems);
     let inputs = ledger.inputs.len();
-    lines.push(format!(
-        "{answered} of {} cases complete in {inputs} input{} of {shards} shards",
-        cases.len(),
-        if inputs == 1 { "" } else { "s" }
-    ));
+    lines.push(format!("{answered} of {} cases complete in {inputs} input{} of {}", cases.len(), plural(inputs), counted(shards, "shard")));
     let json = StatusLine { record: "status", shards, complete, cases: &cases };
     lines.push(serde_json::to_string(&json).expect("a status is plain data"));
     Status { lines, complete }

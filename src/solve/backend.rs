@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::gpu::{self, Card, Gpu, Units};
 use crate::prefix::{self, Deeper};
 use crate::tally::Tally;
+use crate::words::plural;
 
 /// Counts `job` on the CPU's pool with `schedule`, one unit at a time, recording each as it
 /// finishes where the job says so.
@@ -34,7 +35,7 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
         }
     }
     let search = cpu::search_name(plan, depth);
-    let plural = if threads == 1 { "" } else { "s" };
+    let plural = plural(threads);
     report.backend = format!("cpu({threads} thread{plural}, {schedule:?}, {search})").to_lowercase().into();
     Ok(())
 }

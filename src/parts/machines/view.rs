@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{Machine, Machines};
+use crate::words::plural;
 
 impl Machines {
     /// For hundreds of machines: each flagged machine and device with why, then one line
@@ -109,7 +110,7 @@ impl Machines {
 
     /// "N machines, F flagged", and what `silent` means in this run.
     fn count_line(&self, flagged: usize) -> String {
-        let plural = if self.machines.len() == 1 { "" } else { "s" };
+        let plural = plural(self.machines.len());
         format!("{} machine{plural}, {flagged} flagged{}", self.machines.len(), self.silent_note())
     }
 

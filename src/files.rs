@@ -1,0 +1,74 @@
+//! The files the program reads and writes by path, and the rules it keeps with them (see
+//! GUIDE.md, "Files nqueen writes"):
+//!
+//! - it adopts only its own files: an existing checkpoint, summary or plot is written to only
+//!   where what it holds says nqueen wrote it ([`kind`]), and never where it is one of the
+//!   run's inputs;
+//! - a file written whole goes through a symlink to its target, by a rename in the target's
+//!   directory where the target is a regular file ([`whole`]); a device or FIFO is written
+//!   to as it is, and a directory is refused: none of them is ever replaced;
+//! - every read of a file it did not write is bounded: a line longer than any nqueen writes
+//!   is an error, read in memory that does not grow with the file ([`lines`]).
+
+pub mod json;
+pub mod kind;
+pub mod lines;
+pub mod whole;
+
+use std::fs::Metadata;
+use std::path::Path;
+
+/// The longest line a checkpoint or part file may hold. The longest nqueen writes is a
+/// checkpoint's unit of [`crate::work::MAX_UNIT_RANGES`] ranges, under 32 KiB; a part
+/// record is under 12 KiB, with a file name as long as a path may be.
+pub const MAX_LINE: usize = 64 << 10;
+
+/// What a file that is not a regular file is, for messages: "a directory", "a FIFO", ...
+pub fn not_regular(meta: &Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// The first of `inputs` that is the file `path` names (the same device and inode).
+pub fn among<'a>(path: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
+    let meta = std::fs::metadata(path).ok()?;
+    inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(&meta, &m, path, input)))
+}
+
+/// Whether `a` (of `a_path`) and `b` (of `b_path`) are one file: by device and inode, or
+/// where there are none, by the paths with every link followed.
+fn same_file(a: &Metadata, b: &Metadata, a_path: &Path, b_path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = (a_path, b_path);
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        matches!((std::fs::canonicalize(a_path), std::fs::canonicalize(b_path)), (Ok(x), Ok(y)) if x == y)
+    }
+}

@@ -1,0 +1,173 @@
+//! A file written whole, as `merge --summary` and `status --plot` write theirs: through a
+//! symlink to its target; to a temporary file in the target's directory, then renamed over
+//! it, so that a reader (or a kill) sees the old file or the new one, never half of one;
+//! written to as it is where the target is a device or FIFO, and refused where it is a
+//! directory, an input of the run, read-only, or a file that nqueen did not write as one
+//! of its own.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::kind::{Kind, SNIFF};
+use super::{among, not_regular};
+
+/// The rules one file is written by.
+pub struct Rules<'a> {
+    /// What the file is, in messages: "summary", "plot".
+    pub role: &'static str,
+    /// The kind of file it may replace: its own earlier output.
+    pub own: Kind,
+    /// The run's inputs, which it may never be.
+    pub inputs: &'a [&'a Path],
+}
+
+/// Why a file was not written; nothing of it was, and what was there is as it was.
+#[derive(Debug)]
+pub struct WriteError {
+    pub role: &'static str,
+    pub path: PathBuf,
+    pub problem: Problem,
+}
+
+/// What stopped a write.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The target is a directory.
+    Directory,
+    /// The target holds another kind of file.
+    NotOurs(Kind),
+    /// The target is a read-only file.
+    ReadOnly,
+    /// The target is this input of the run.
+    Input(PathBuf),
+    /// Writing failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: ", self.role, self.path.display())?;
+        match &self.problem {
+            Problem::Directory => f.write_str("is a directory; give the name of a file"),
+            Problem::NotOurs(kind) => {
+                write!(f, "holds {}, not a {}, so it was left as it is: remove it, or give another name", kind.name(), self.role)
+            }
+            Problem::ReadOnly => f.write_str("is read-only, so it was left as it is"),
+            Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
+            Problem::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Temporary files being written, which an exit on a signal removes.
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Writes `bytes` to `path` by `rules` (see the module's doc).
+pub fn write(path: &Path, bytes: &[u8], rules: &Rules<'_>) -> Result<(), WriteError> {
+    let fail = |problem| WriteError { role: rules.role, path: path.to_path_buf(), problem };
+    let target = followed(path).map_err(|e| fail(Problem::Io(e)))?;
+    let meta = match fs::metadata(&target) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(fail(Problem::Io(e))),
+    };
+    if let Some(meta) = &meta {
+        if meta.is_dir() {
+            return Err(fail(Problem::Directory));
+        }
+        if not_regular(meta).is_some() {
+            // A device or FIFO takes the bytes as they come, and stays what it is.
+            let written = OpenOptions::new().write(true).open(&target).and_then(|mut f| f.write_all(bytes).and_then(|_| f.flush()));
+            return written.map_err(|e| fail(Problem::Io(e)));
+        }
+        if let Some(input) = among(&target, rules.inputs.iter().copied()) {
+            return Err(fail(Problem::Input(input.to_path_buf())));
+        }
+        if meta.permissions().readonly() {
+            return Err(fail(Problem::ReadOnly));
+        }
+        let kind = sniff(&target).map_err(|e| fail(Problem::Io(e)))?;
+        if kind != Kind::Empty && kind != rules.own {
+            return Err(fail(Problem::NotOurs(kind)));
+        }
+    }
+    replace(&target, bytes, meta.as_ref()).map_err(|e| fail(Problem::Io(e)))
+}
+
+/// Removes the temporary files of writes still under way: for an exit on a signal.
+pub fn remove_unfinished() {
+    let unfinished = UNFINISHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for path in unfinished.iter() {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// The file `path` names once every symlink is followed (itself if it is none); the target
+/// of a dangling symlink, which writing creates.
+fn followed(path: &Path) -> io::Result<PathBuf> {
+    // As the kernel does, give up after 40 links.
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            Ok(_) => return Ok(at),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(at),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// What the file at `path` holds, from its first bytes.
+fn sniff(path: &Path) -> io::Result<Kind> {
+    let mut start = Vec::with_capacity(SNIFF);
+    File::open(path)?.take(SNIFF as u64).read_to_end(&mut start)?;
+    Ok(Kind::of(&start))
+}
+
+/// Writes `bytes` to a new file beside `target`, with the permissions of the file it
+/// replaces (`old`), and renames it over `target`.
+fn replace(target: &Path, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Result<()> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = target.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy());
+    let temporary = dir.join(format!(".{name}.nqueen-{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(old) = old {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(old.permissions().mode() & 0o7777);
+    }
+    #[cfg(not(unix))]
+    let _ = old;
+    let mut file = options.open(&temporary)?;
+    UNFINISHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(temporary.clone());
+    let written = file.write_all(bytes).and_then(|_| file.sync_all()).and_then(|_| fs::rename(&temporary, target));
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    UNFINISHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).retain(|p| *p != temporary);
+    written?;
+    // The rename, on disk too, where the directory can be synced.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
