@@ -2,17 +2,22 @@
 //! once into the library's [`Config`]. A doc comment's first paragraph is the option's line
 //! under `-h`; the whole comment is its entry under `--help`.
 
-use std::num::IntErrorKind;
+mod refuse;
+mod values;
+
+pub use refuse::parse;
+use refuse::{refuse, refuse_a_slip};
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::error::ErrorKind;
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueen::app::{Config, Counting, Input, Listing, Merging, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{Backend, Options};
 use nqueen::work::Shards;
-use nqueen::MAX_THREADS;
+use values::{backend, device, duration, listed, prefixes, seed, shard, share, table, threads};
 
 /// Counts the ways to place n non-attacking queens on n×n boards with obstacles.
 ///
@@ -161,11 +166,11 @@ struct RunArgs {
     backend: Option<Backend>,
 
     /// CPU worker threads, 1 to 1024 [default: all cores]
-    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS as i64), help_heading = "GPU and tuning")]
+    #[arg(short = 'j', long, value_name = "N", value_parser = threads, help_heading = "GPU and tuning")]
     threads: Option<u16>,
 
     /// GPUs to use, e.g. 0,1 [default: all]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', help_heading = "GPU and tuning")]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = device, help_heading = "GPU and tuning")]
     devices: Option<Vec<usize>>,
 
     /// How CPU threads take prefixes: dynamic or static
@@ -179,7 +184,7 @@ struct RunArgs {
     ///
     /// By default one per 20K estimated nodes on small trees down to one per 10K from 8e11
     /// nodes, between 256K and 256M, and more where one would hold over 5e5 nodes.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1 << 30), help_heading = "GPU and tuning")]
+    #[arg(long, value_name = "N", value_parser = prefixes, help_heading = "GPU and tuning")]
     gpu_prefixes: Option<u64>,
 }
 
@@ -218,7 +223,7 @@ struct StatusArgs {
     ///
     /// When its last record is this much older than the newest of all. E.g. 30m or 2h; only while shards are missing (a finished run has no silent
     /// machine).
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, default_value = "1h")]
+    #[arg(long, value_name = "DURATION", value_parser = duration, default_value = "1h")]
     silent_after: Duration,
 
     /// Also draw FILE: an SVG of the progress and the devices' rates
@@ -241,7 +246,7 @@ struct RecheckArgs {
     parts: Vec<PathBuf>,
 
     /// The random choice's seed: the same records and seed, the same shards
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", value_parser = seed, default_value_t = 1)]
     seed: u64,
 }
 
@@ -266,13 +271,13 @@ struct OldSpellings {
     status: bool,
     #[arg(long, hide = true, value_parser = share)]
     recheck: Option<f64>,
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, value_parser = seed)]
     seed: Option<u64>,
     #[arg(long, hide = true, value_name = "FILE")]
     summary: Option<PathBuf>,
     #[arg(long, hide = true, value_enum)]
     by: Option<By>,
-    #[arg(long, hide = true, value_parser = humantime::parse_duration)]
+    #[arg(long, hide = true, value_parser = duration)]
     silent_after: Option<Duration>,
     #[arg(long, hide = true)]
     plot: Option<PathBuf>,
@@ -300,107 +305,12 @@ enum By {
     Host,
 }
 
-/// Why a value on the command line is refused, in words that say what is wrong.
-#[derive(Debug)]
-struct Refused(String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
-
-/// Parses a backend's name, as the library reads it.
-fn backend(text: &str) -> Result<Backend, nqueen::Error> {
-    text.parse()
-}
-
-/// Parses a share from 0 to 1.
-fn share(text: &str) -> Result<f64, Refused> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|f| (0.0..=1.0).contains(f))
-        .ok_or_else(|| Refused(format!("{text:?} is not a share from 0 to 1, e.g. 0.02")))
-}
-
-/// Parses how many solutions to list: a number, or "all" (as many as a count can be).
-fn listed(text: &str) -> Result<u64, Refused> {
-    match text.trim() {
-        "all" => Ok(u64::MAX),
-        k => k.parse().map_err(|e: std::num::ParseIntError| {
-            Refused(match e.kind() {
-                IntErrorKind::PosOverflow => format!("{k} solutions is too large: at most {} (or all)", u64::MAX - 1),
-                _ if k.starts_with('-') => format!("{k} is below 0: list 0 or more solutions, or all"),
-                _ => format!("{text:?} is not a number of solutions or \"all\", e.g. 10"),
-            })
-        }),
-    }
-}
-
-/// Parses "A..B": the board sizes A to B of the table.
-fn table(text: &str) -> Result<(usize, usize), Refused> {
-    let (a, b) = text.split_once("..").ok_or_else(|| Refused("expected A..B, board sizes A to B, e.g. 4..16".into()))?;
-    let size = |s: &str| {
-        s.trim().parse::<usize>().ok().filter(|n| (1..=32).contains(n)).ok_or(Refused(format!("{s:?} is not a board size from 1 to 32")))
-    };
-    let (a, b) = (size(a)?, size(b)?);
-    if a > b {
-        return Err(Refused(format!("{a} is more than {b}: the table runs from the smaller size to the larger")));
-    }
-    Ok((a, b))
-}
-
-/// Parses "K/M": shard K, from 0, of M, where K may be a comma-separated list of shards
-/// and ranges A-B.
-fn shard(text: &str) -> Result<Shards, Refused> {
-    let refused = |why: String| Refused(why);
-    let (list, m) = text.rsplit_once('/').ok_or_else(|| refused("expected K/M, shard K (from 0) of M, e.g. 3/64 or 0-15/64".into()))?;
-    let m: usize = m.trim().parse().map_err(|_| refused(format!("{m:?} is not a number of shards")))?;
-    if m == 0 {
-        return Err(refused("M must be at least 1".into()));
-    }
-    let number = |k: &str| k.trim().parse::<usize>().map_err(|_| refused(format!("{k:?} is not a shard number")));
-    let mut indices = Vec::new();
-    for item in list.split(',') {
-        let (a, b) = match item.split_once('-') {
-            Some((a, b)) => (number(a)?, number(b)?),
-            None => (number(item)?, number(item)?),
-        };
-        if a > b {
-            return Err(refused(format!("{item:?}: a range runs from the lower shard to the higher")));
-        }
-        if b >= m {
-            return Err(refused(format!("shards are numbered from 0, so K must be below M ({m})")));
-        }
-        indices.extend(a..=b);
-    }
-    let mut sorted = indices.clone();
-    sorted.sort_unstable();
-    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(refused(format!("shard {} is listed twice", w[0])));
-    }
-    Ok(Shards { indices, count: m })
-}
-
 /// `files` as inputs: standard input when none is given, or for "-".
 fn inputs(files: &[PathBuf]) -> Vec<Input> {
     if files.is_empty() {
         return vec![Input::Stdin];
     }
     files.iter().map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::File(f.clone()) }).collect()
-}
-
-/// Exits as clap does for a bad command line, with `why`, under the usage of the command
-/// `name` (the top one when `None`).
-fn refuse(name: Option<&str>, kind: ErrorKind, why: String) -> ! {
-    let mut top = Cli::command();
-    match name.and_then(|n| top.find_subcommand_mut(n)) {
-        Some(sub) => sub.clone().bin_name(format!("nqueen {}", name.unwrap_or_default())).error(kind, why).exit(),
-        None => top.error(kind, why).exit(),
-    }
 }
 
 impl Cli {
@@ -419,7 +329,12 @@ impl Cli {
     pub fn config(self, stderr_is_terminal: bool) -> Config {
         let command = match self.command {
             Some(command) => command,
-            None => self.old.command(self.count),
+            None => {
+                if let Some(first) = self.count.files.first().filter(|_| !self.old.merge && self.old.table.is_none()) {
+                    refuse_a_slip(first);
+                }
+                self.old.command(self.count)
+            }
         };
         let (inputs, mode, run) = match command {
             Command::Count(count) => {

@@ -6,7 +6,6 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
 use nqueen::app::{self, EXIT_USAGE};
 use nqueen::control::Control;
 use nqueen::solve::Solver;
@@ -20,7 +19,7 @@ const SIGNAL_LOOK_EVERY: Duration = Duration::from_millis(5);
 fn main() {
     // Before any thread starts: it sets an environment variable.
     nqueen::gpu::ask_for_few_queues();
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     if let Some(threads) = cli.threads() {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global() {
             eprintln!("nqueen: cannot start {threads} threads: {e}");
@@ -36,10 +35,11 @@ fn main() {
     // Buffered: the run flushes the answers whenever it may stop writing for a while.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let status = app::run(&config, &mut solver, &ctl, &mut out, &mut std::io::stderr());
+    let opening = solver.gpu_opening();
     // Not dropped: a GPU's contexts are left to the driver's teardown at exit, which the
     // solver has handed to a child process (`quick_exit`), so the process ends at once.
     std::mem::forget(solver);
-    std::process::exit(status);
+    app::exit(status, opening);
 }
 
 /// On SIGINT or SIGTERM (Ctrl-C on Windows), asks the work to stop, and exits with 128 +
@@ -53,7 +53,8 @@ fn watch_signals(ctl: &Arc<Control>) -> std::io::Result<()> {
         while Instant::now() < deadline && !ctl.is_waiting_for_input() {
             std::thread::sleep(SIGNAL_LOOK_EVERY);
         }
-        std::process::exit(128 + signal);
+        // The count may be inside the CUDA driver.
+        app::exit(128 + signal, true);
     };
     #[cfg(unix)]
     {

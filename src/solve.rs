@@ -57,6 +57,13 @@ impl Solver {
         }
     }
 
+    /// Whether a thread may be inside the CUDA driver: the GPU still opening in the
+    /// background (an opening that has ended is settled here). A process must not run its
+    /// exit handlers then (see `Opener`'s drop).
+    pub fn gpu_opening(&mut self) -> bool {
+        self.gpu.settle()
+    }
+
     /// For `auto`: `board` will be counted later, after those before it. If it may need the
     /// GPU, or it and the boards before it would together save more than the GPU's opening
     /// on it, the GPU starts opening in the background now, so that its start-up overlaps
@@ -75,15 +82,14 @@ impl Solver {
     /// Counts all of `board`: at once if its whole tree is small (see
     /// [`plan::small_count`]), with no planning, prefixes or thread pool, whatever the
     /// backend, since the probe that finds it small has counted it; else planned, on the
-    /// backend the options and the board call for. `ends` says whether the run ends once
-    /// this board is counted (see [`Solver::count`]).
-    pub fn solve(&mut self, board: &Board, ends: bool, ctl: &Control) -> Result<Report, Error> {
+    /// backend the options and the board call for.
+    pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
         if let Some(report) = small(board) {
             return Ok(report);
         }
         let case = self.prepare_large(board, Scope::Whole);
-        self.count(board, &case, &Part::all_of(&case), ends, ctl)
+        self.count(board, &case, &Part::all_of(&case), ctl)
     }
 
     /// Plans `scope` of `board` and finds the prefixes a count of it takes, the same on
@@ -148,10 +154,8 @@ impl Solver {
     }
 
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
-    /// the options and the board call for. `ends` says whether the run ends once this count
-    /// is done: then `auto` does not race a GPU that is still opening, since the process
-    /// cannot end before the opening does, and a race would only slow it.
-    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ends: bool, ctl: &Control) -> Result<Report, Error> {
+    /// the options and the board call for.
+    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
         let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
@@ -163,7 +167,7 @@ impl Solver {
                 ctl,
                 &mut report,
             )?,
-            Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ends, ctl, &mut report)?,
+            Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ctl, &mut report)?,
             Backend::Cpu | Backend::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
         report.gpu_open = report.kernel_time.and(self.gpu.timing(case.started));
@@ -202,7 +206,7 @@ mod tests {
     #[test]
     fn small_boards_never_open_the_gpu_and_big_ones_do() {
         let mut solver = Solver::new(Options::default());
-        solver.solve(&Board::empty(12).unwrap(), false, &Control::default()).unwrap();
+        solver.solve(&Board::empty(12).unwrap(), &Control::default()).unwrap();
         assert!(solver.gpu.is_idle());
         solver.look_ahead(&Board::empty(19).unwrap());
         assert!(!solver.gpu.is_idle());
@@ -236,16 +240,16 @@ mod tests {
         }
         // Even a board the planner counts at once, which the GPU would never see.
         let board = Board::empty(8).unwrap();
-        assert!(matches!(solver.solve(&board, false, &Control::default()), Err(Error::NoGpu(_))));
+        assert!(matches!(solver.solve(&board, &Control::default()), Err(Error::NoGpu(_))));
         let case = solver.prepare(&board, Scope::Whole);
-        assert!(matches!(solver.count(&board, &case, &Part::all_of(&case), false, &Control::default()), Err(Error::NoGpu(_))));
+        assert!(matches!(solver.count(&board, &case, &Part::all_of(&case), &Control::default()), Err(Error::NoGpu(_))));
     }
 
     #[test]
     fn shards_add_up_to_the_whole_and_units_are_recorded_once() {
         let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 13 != 0).unwrap();
         let mut solver = Solver::new(Options { backend: Backend::Cpu, ..Options::default() });
-        let whole = solver.solve(&board, false, &Control::default()).unwrap().count;
+        let whole = solver.solve(&board, &Control::default()).unwrap().count;
         let mut sum = 0;
         for index in 0..5 {
             let case = solver.prepare(&board, Scope::Shard(Shard { index, count: 5 }));
@@ -262,7 +266,7 @@ mod tests {
                 device_seconds_before: 0.0,
                 record: Some(&record),
             };
-            let report = solver.count(&board, &case, &part, false, &Control::default()).unwrap();
+            let report = solver.count(&board, &case, &part, &Control::default()).unwrap();
             let recorded = recorded.into_inner().unwrap();
             assert_eq!(recorded.iter().map(|(_, t)| t.solutions).sum::<u128>(), report.count);
             assert_eq!(recorded.iter().map(|(u, _)| u.len()).sum::<usize>(), selection.len());

@@ -188,7 +188,7 @@ fn wrong_values_say_what_is_wrong() {
     said(&["--solutions", "99999999999999999999999"], "is too large", "not a number");
     said(&["--solutions", "some"], "is not a number of solutions or \"all\"", "");
     said(&["--solutions-format", "board"], "give --solutions K (or all) with it", "<FILE>");
-    said(&["--threads", "0"], "0 is not in 1..=1024", "");
+    said(&["--threads", "0"], "0 threads: give 1 to 1024", "");
     said(&["--shard", "5/4"], "K must be below M", "");
     said(&["--by", "host"], "go with a merge", "");
     said(&["status", "--by", "hos"], "possible values: case, host", "");

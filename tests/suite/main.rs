@@ -8,7 +8,10 @@ mod cli;
 mod commands;
 mod compare;
 mod docs;
+#[cfg(target_os = "linux")]
+mod exit;
 mod kernel_on_cpu;
+mod messages;
 mod oracle;
 mod parse;
 mod recounts;

@@ -1,0 +1,148 @@
+//! Every message a user can provoke, pinned word for word where it is the program's own: a
+//! slip for a command's name, one of the program's files given where another kind belongs,
+//! values that are refused, text outside ASCII, the usage under an error, and the picture's
+//! words. None may carry the words of the libraries beneath.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+const SAMPLE: &str = "fixtures/sample.in";
+
+/// Words of the libraries beneath that no message may carry.
+const LIBRARY_WORDS: [&str; 6] =
+    ["invalid type:", "expected struct", "unknown field", "invalid digit", "expected number at", "DriverError"];
+
+fn nqueen() -> Command {
+    Command::cargo_bin("nqueen").unwrap()
+}
+
+/// The exit code, stdout and stderr of nqueen with `args` in `dir`, `stdin` on its input.
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
+    let out = nqueen().current_dir(dir).args(args).write_stdin(stdin.to_vec()).output().unwrap();
+    let (out_text, err) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    for words in LIBRARY_WORDS {
+        assert!(!err.contains(words) && !out_text.contains(words), "{args:?} says {words:?}: {err}");
+    }
+    (out.status.code(), out_text, err)
+}
+
+/// A directory holding the sample, its part records, a checkpoint of it and a summary.
+fn files() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(SAMPLE, dir.path().join("sample.in")).unwrap();
+    let part = nqueen().current_dir(dir.path()).args(["--shard", "0/1", "sample.in"]).output().unwrap();
+    std::fs::write(dir.path().join("part-0.jsonl"), part.stdout).unwrap();
+    nqueen().current_dir(dir.path()).args(["--checkpoint", "run.ckpt", "sample.in"]).assert().success();
+    nqueen().current_dir(dir.path()).args(["merge", "--summary", "summary.json", "part-0.jsonl"]).assert().success();
+    dir
+}
+
+#[test]
+fn a_slip_for_a_command_name_says_which_command_was_meant() {
+    let dir = files();
+    for (slip, command) in [("merg", "merge"), ("stauts", "status"), ("rechek", "recheck"), ("tabel", "table"), ("cont", "count")] {
+        let (code, out, err) = run_in(dir.path(), &[slip, "part-0.jsonl"], b"");
+        assert_eq!((code, out.as_str()), (Some(2), ""));
+        assert!(err.starts_with(&format!("error: no such file or command '{slip}'; did you mean `nqueen {command}`?\n")), "{err}");
+    }
+    // A file of that name is a file, and a name far from every command is a missing file.
+    std::fs::write(dir.path().join("merg"), "1\n.\n").unwrap();
+    assert_eq!(run_in(dir.path(), &["merg"], b"").1, "Case 1: 1\n");
+    let (code, _, err) = run_in(dir.path(), &["boards.in"], b"");
+    assert_eq!((code, err.as_str()), (Some(1), "nqueen: boards.in: No such file or directory (os error 2)\n"));
+}
+
+#[test]
+fn a_file_of_the_program_where_another_kind_belongs_says_what_it_is() {
+    let dir = files();
+    let cases: [(&[&str], &[u8], i32, &str); 9] = [
+        (&["part-0.jsonl"], b"", 1, "nqueen: part-0.jsonl: line 1: this is a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
+        (&["-"], b"{\"record\":\"case\",\"format\":2,\"nqueen\":\"0.1.0\"}\n", 1, "nqueen: <stdin>: line 1: this is a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
+        (&["run.ckpt"], b"", 1, "nqueen: run.ckpt: line 1: this is a checkpoint, not judge input (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
+        (&["summary.json"], b"", 1, "nqueen: summary.json: line 1: this is a summary of nqueen merge, not judge input\n"),
+        (&["merge", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this is judge input, not a part record (nqueen FILE counts judge input)\n"),
+        (&["merge", "run.ckpt"], b"", 1, "nqueen: run.ckpt, line 1: this is a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
+        (&["status", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this is judge input, not a part record (nqueen FILE counts judge input)\n"),
+        (&["--checkpoint", "part-0.jsonl", "sample.in"], b"", 1, "nqueen: checkpoint part-0.jsonl: holds a part record of a --shard run, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint\n"),
+        (&["merge", "-"], b"{\"record\":\"case\",\"format\":2,\"count\":\"92\"}\n", 1, "nqueen: <stdin>, line 1: not a part record: the field `count` holds no number where one belongs\n"),
+    ];
+    for (args, stdin, status, said) in cases {
+        let (code, out, err) = run_in(dir.path(), args, stdin);
+        assert_eq!((code, out.as_str(), err.as_str()), (Some(status), "", said), "{args:?}");
+    }
+    // A judge file whose first board breaks on a later line is judge input all the same.
+    let (_, _, err) = run_in(dir.path(), &["-"], b"2\n..\n.\0\n");
+    assert_eq!(err, "nqueen: <stdin>: line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"\\0\"\n");
+}
+
+#[test]
+fn refused_values_say_what_was_expected_under_the_commands_usage() {
+    let dir = files();
+    let top = "\n\nUsage: nqueen [OPTIONS] [FILE]...\n       nqueen <COMMAND>\n\nFor more information, try '--help'.\n";
+    let cases: [(&[&str], String); 8] = [
+        (&["--devices", "abc", "sample.in"], format!("error: invalid value 'abc' for '--devices <LIST>': \"abc\" is not a GPU's number: GPUs are numbered from 0, e.g. --devices 0,1{top}")),
+        (&["-j", "0", "sample.in"], format!("error: invalid value '0' for '--threads <N>': 0 threads: give 1 to 1024, or leave -j out for all cores{top}")),
+        (&["--shard", "x", "sample.in"], format!("error: invalid value 'x' for '--shard <K/M>': expected K/M, shard K (from 0) of M, e.g. 3/64 or 0-15/64{top}")),
+        (&["--gpu-prefixes", "lots", "sample.in"], format!("error: invalid value 'lots' for '--gpu-prefixes <N>': \"lots\" is not a number of prefixes from 1 to 1073741824, e.g. 4000000{top}")),
+        (&["--dry-run", "--checkpoint", "x", "sample.in"], format!("error: the argument '--dry-run' cannot be used with '--checkpoint <FILE>'{top}")),
+        (
+            &["status", "--silent-after", "bogus", "part-0.jsonl"],
+            "error: invalid value 'bogus' for '--silent-after <DURATION>': \"bogus\" is not a duration: a number and a unit, e.g. 30m, 2h, 1d\n\nUsage: nqueen status [OPTIONS] [PARTS]...\n\nFor more information, try '--help'.\n".into(),
+        ),
+        (
+            &["recheck", "part-0.jsonl"],
+            "error: the following required arguments were not provided:\n  --share <SHARE>\n\nUsage: nqueen recheck [OPTIONS] --share <SHARE> [PARTS]...\n\nFor more information, try '--help'.\n".into(),
+        ),
+        (
+            &["recheck", "--share", "0.1", "--seed", "abc", "part-0.jsonl"],
+            "error: invalid value 'abc' for '--seed <N>': \"abc\" is not a seed: a whole number from 0, e.g. 7\n\nUsage: nqueen recheck [OPTIONS] --share <SHARE> [PARTS]...\n\nFor more information, try '--help'.\n".into(),
+        ),
+    ];
+    for (args, said) in cases {
+        let (code, out, err) = run_in(dir.path(), args, b"");
+        assert_eq!((code, out.as_str(), err.as_str()), (Some(2), "", said.as_str()), "{args:?}");
+    }
+    // The usage under an error is the one the command's -h shows.
+    for command in ["merge", "status", "recheck", "table"] {
+        let help = String::from_utf8(nqueen().args([command, "-h"]).output().unwrap().stdout).unwrap();
+        let usage = help.lines().find(|l| l.starts_with("Usage: ")).unwrap().to_string();
+        let (_, _, err) = run_in(dir.path(), &[command, "--no-such-option"], b"");
+        assert!(err.contains(&format!("\n{usage}\n")), "{command}: {err}");
+    }
+}
+
+#[test]
+fn text_outside_ascii_is_shown_as_its_characters() {
+    let dir = files();
+    let (code, _, err) = run_in(dir.path(), &["-"], "3\n...\n.é.\n...\n".as_bytes());
+    assert_eq!(
+        (code, err.as_str()),
+        (Some(1), "nqueen: <stdin>: line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 3, found \"é\" (U+00E9)\n")
+    );
+}
+
+#[test]
+fn the_plots_words_agree_in_number() {
+    let dir = files();
+    let part = nqueen().args(["--shard", "0/1", "fixtures/bench/empty_14.in"]).output().unwrap();
+    std::fs::write(dir.path().join("part-14.jsonl"), part.stdout).unwrap();
+    let (code, _, err) = run_in(dir.path(), &["status", "--plot", "run.svg", "part-14.jsonl"], b"");
+    assert_eq!(code, Some(0), "{err}");
+    let svg = std::fs::read_to_string(dir.path().join("run.svg")).unwrap();
+    assert!(svg.contains("\n1 device: each machine"), "{svg}");
+    assert!(!svg.contains("1 devices"));
+}
+
+#[test]
+fn help_and_version_that_cannot_be_written_are_an_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    for args in [&["--help"][..], &["-h"], &["-V"], &["--version"], &["merge", "--help"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).args(args).stdout(full.try_clone().unwrap()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("nqueen: cannot write the "), "{err}");
+    }
+    assert!(nqueen().arg("-V").assert().success().get_output().stdout.starts_with(b"nqueen "));
+}
