@@ -95,6 +95,8 @@ pub enum Problem {
     Input(PathBuf),
     /// It holds this kind of file, not a checkpoint.
     NotOurs(FileKind),
+    /// It is read-only: no unit could be recorded in it.
+    ReadOnly,
     /// Its first line is not a checkpoint header.
     NoHeader,
     /// It was written by another version or format of nqueen.
@@ -122,6 +124,7 @@ impl std::fmt::Display for CheckpointError {
             Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {e}"),
             Problem::NotAFile(what) => write!(f, "is {what}, not a regular file, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
+            Problem::ReadOnly => f.write_str("is read-only, so no work could be recorded in it"),
             Problem::NotOurs(kind) => write!(
                 f,
                 "holds {}, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint",
@@ -170,6 +173,9 @@ fn adoptable(path: &Path, inputs: &[&Path]) -> Result<(), Problem> {
     }
     if let Some(input) = among(path, inputs.iter().copied()) {
         return Err(Problem::Input(input.to_path_buf()));
+    }
+    if meta.permissions().readonly() {
+        return Err(Problem::ReadOnly);
     }
     let mut start = Vec::with_capacity(SNIFF);
     File::open(path).and_then(|f| io::Read::take(f, SNIFF as u64).read_to_end(&mut start)).map_err(Problem::Io)?;

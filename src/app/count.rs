@@ -235,9 +235,12 @@ impl Run<'_> {
         let counted = match counted {
             Ok(counted) => counted,
             Err(e) => {
-                if !matches!(e, Error::Interrupted) {
-                    let gpu = if matches!(e, Error::NoGpu(_) | Error::Gpu(_)) { "--backend gpu: " } else { "" };
-                    sink.say(format_args!("{gpu}{name}: case {case}: {e}"));
+                match &e {
+                    Error::Interrupted => {}
+                    // The count writes nothing but its units to the checkpoint.
+                    Error::Write(why) => sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {why}")),
+                    Error::NoGpu(_) | Error::Gpu(_) => sink.say(format_args!("--backend gpu: {name}: case {case}: {e}")),
+                    _ => sink.say(format_args!("{name}: case {case}: {e}")),
                 }
                 return Err(Stop::Failed(Failure::of(&e, self.ctl)));
             }

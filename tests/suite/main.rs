@@ -21,3 +21,5 @@ mod slurm;
 mod solutions;
 mod symmetry;
 mod unique;
+#[cfg(unix)]
+mod writes;
