@@ -23,6 +23,14 @@ use std::path::Path;
 /// record is under 12 KiB, with a file name as long as a path may be.
 pub const MAX_LINE: usize = 64 << 10;
 
+/// The text of a small file the program did not write (a host's name or machine id), at
+/// most `most` bytes of it; `None` where it cannot be read or holds nothing.
+pub fn small_text(path: &str, most: u64) -> Option<String> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::Read::take(std::fs::File::open(path).ok()?, most), &mut text).ok()?;
+    Some(text.trim().to_string()).filter(|t| !t.is_empty())
+}
+
 /// What a file that is not a regular file is, for messages: "a directory", "a FIFO", ...
 pub fn not_regular(meta: &Metadata) -> Option<&'static str> {
     let t = meta.file_type();

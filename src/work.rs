@@ -178,7 +178,8 @@ impl Selection {
 
     /// Its prefixes cut, in order, into units of at most `budget` estimated work each (as
     /// `work` gives it per prefix, or one each where `work` is empty), or a single prefix
-    /// where one alone has more.
+    /// where one alone has more, and of at most [`MAX_UNIT_RANGES`] ranges each (a whole
+    /// selection is one unit where the budget is infinite: it is not recorded).
     pub fn units(&self, work: &[f64], budget: f64) -> Vec<Unit> {
         if budget == f64::INFINITY {
             let estimate = if work.is_empty() { self.len() as f64 } else { self.ranges.iter().flat_map(|r| &work[r.clone()]).sum() };
@@ -200,6 +201,9 @@ impl Selection {
                 current.estimate += work_of(i);
             }
             current.ranges.push(start..r.end);
+            if current.ranges.len() >= MAX_UNIT_RANGES {
+                units.push(std::mem::take(&mut current));
+            }
         }
         if !current.is_empty() {
             units.push(current);
@@ -207,6 +211,10 @@ impl Selection {
         units
     }
 }
+
+/// The most ranges a recorded unit holds, so that a checkpoint's line stays well within
+/// the bound on lines the program reads back (`files::MAX_LINE`, with the `cli` feature).
+pub const MAX_UNIT_RANGES: usize = 1024;
 
 /// Some prefixes counted together and recorded together: a checkpoint stores each unit
 /// once it is counted, and a resumed run skips it.
@@ -293,5 +301,15 @@ mod tests {
         assert_eq!(ranges, vec![vec![0..3], vec![3..4, 6..7], vec![7..8], vec![8..10]]);
         assert_eq!(units.iter().map(|u| u.len()).sum::<usize>(), s.len());
         assert_eq!(s.units(&work, f64::INFINITY).len(), 1);
+    }
+
+    #[test]
+    fn a_unit_holds_at_most_so_many_ranges() {
+        // A selection with a hole after every prefix, as one left by scattered units.
+        let s = Selection { ranges: (0..3000).map(|i| 2 * i..2 * i + 1).collect() };
+        let units = s.units(&[], 1e9);
+        assert!(units.iter().all(|u| u.ranges.len() <= MAX_UNIT_RANGES));
+        assert_eq!(units.len(), 3);
+        assert_eq!(units.iter().map(|u| u.len()).sum::<usize>(), 3000);
     }
 }

@@ -87,7 +87,7 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
     };
     let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
     let cached = cache_dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
-    if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
+    if let Some(bytes) = cached.as_ref().and_then(|p| read_cached(p)) {
         if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
             return entry_points(module);
         }
@@ -144,6 +144,15 @@ fn cache_dir() -> Option<PathBuf> {
     var("NQUEEN_CACHE_DIR")
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("nqueen")))
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
+}
+
+/// The compiled kernel cached at `path`, read with a bound: a file there that is larger
+/// than any kernel is not one.
+fn read_cached(path: &std::path::Path) -> Option<Vec<u8>> {
+    const MOST: u64 = 64 << 20;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(std::fs::File::open(path).ok()?, MOST + 1), &mut bytes).ok()?;
+    (bytes.len() as u64 <= MOST).then_some(bytes)
 }
 
 /// Writes `bytes` to `path` through a temporary file, so that a reader never sees half a

@@ -15,6 +15,11 @@
 use std::hash::{BuildHasher, Hasher};
 use std::time::SystemTime;
 
+use crate::files::small_text;
+
+/// The most of a host's name or id that is read.
+const SMALL_FILE: u64 = 4096;
+
 /// The environment variable that names the machine in part records, in place of the id
 /// made from the boot id and `/etc/machine-id`.
 pub const MACHINE_VARIABLE: &str = "NQUEEN_MACHINE";
@@ -41,7 +46,7 @@ impl Provenance {
     /// This process's.
     pub fn of_this_process() -> Provenance {
         let host = host_name();
-        let read = |path: &str| std::fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        let read = |path: &str| small_text(path, SMALL_FILE);
         let named = std::env::var(MACHINE_VARIABLE).ok().map(|name| name.trim().to_string()).filter(|name| !name.is_empty());
         let machine = match named {
             Some(name) => Some((name, MACHINE_VARIABLE.to_string())),
@@ -80,7 +85,7 @@ pub fn utc(time: SystemTime) -> String {
 
 /// The host's name, as the kernel has it; "unknown" where it cannot be found.
 fn host_name() -> String {
-    let from_kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").ok();
+    let from_kernel = small_text("/proc/sys/kernel/hostname", SMALL_FILE);
     let name = from_kernel.or_else(|| std::env::var("HOSTNAME").ok()).or_else(|| std::env::var("COMPUTERNAME").ok());
     name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).unwrap_or_else(|| "unknown".into())
 }
