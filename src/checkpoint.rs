@@ -74,11 +74,19 @@ pub struct Checkpoint {
     entries: HashMap<(usize, usize, usize), Entry>,
 }
 
-/// Why a checkpoint cannot be used: the file, and what is wrong with it.
+/// Why a checkpoint cannot be used: the file, and what is wrong with it, as its message
+/// says ("checkpoint run.ckpt: line 3: ...").
 #[derive(Debug)]
 pub struct CheckpointError {
-    pub path: PathBuf,
-    pub problem: Problem,
+    path: PathBuf,
+    problem: Problem,
+}
+
+impl CheckpointError {
+    /// The checkpoint's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// What is wrong with a checkpoint.

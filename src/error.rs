@@ -7,12 +7,12 @@ use std::io;
 
 use crate::board::BoardError;
 #[cfg(feature = "cli")]
-pub use crate::checkpoint::CheckpointError;
+use crate::checkpoint::CheckpointError;
 use crate::control::Interrupted;
 use crate::gpu::{CountError, GpuError};
 use crate::parse::ParseError;
 #[cfg(feature = "cli")]
-pub use crate::parts::PartsError;
+use crate::parts::PartsError;
 
 /// Why a board could not be made, read or counted.
 ///
@@ -110,12 +110,14 @@ impl From<ParseError> for Error {
     }
 }
 
+#[doc(hidden)]
 impl From<Interrupted> for Error {
     fn from(_: Interrupted) -> Error {
         Error::Interrupted
     }
 }
 
+#[doc(hidden)]
 impl From<CountError> for Error {
     fn from(e: CountError) -> Error {
         match e {
@@ -127,6 +129,7 @@ impl From<CountError> for Error {
 }
 
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 impl From<CheckpointError> for Error {
     fn from(e: CheckpointError) -> Error {
         Error::Checkpoint(e)
@@ -134,6 +137,7 @@ impl From<CheckpointError> for Error {
 }
 
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 impl From<PartsError> for Error {
     fn from(e: PartsError) -> Error {
         Error::Parts(e)

@@ -38,6 +38,7 @@
 //!
 //! The `nqueen` command is built on the same crate; what it uses beyond the items above is
 //! hidden from these pages, and is not a stable interface.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The program's insides: public, for the `nqueen` command and the tests, and hidden from
 // the documented face above.
@@ -101,10 +102,16 @@ mod error;
 mod solutions;
 
 pub use board::{Board, BoardError};
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub use checkpoint::CheckpointError;
 pub use counter::{count, Counter, MAX_THREADS};
 pub use error::Error;
 pub use gpu::GpuError;
 pub use parse::{ParseError, Parser};
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub use parts::PartsError;
 pub use solutions::Solutions;
 pub use solve::Backend;
 

@@ -151,3 +151,21 @@ fn the_readme_gives_the_test_command_ci_runs_and_stays_short() {
     assert!(readme.contains(&format!("`{last}`")), "README.md does not give CI's test command `{last}`");
     assert!(readme.len() <= 12 * 1024, "README.md is {} bytes; the rest belongs in GUIDE.md", readme.len());
 }
+
+#[test]
+fn the_tuning_figures_architecture_quotes_are_those_of_the_code() {
+    use nqueen::tuning::*;
+    let text = std::fs::read_to_string("ARCHITECTURE.md").unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    let quoted = [
+        format!("its own cost of a board (about {} ms on an H100 host)", GPU_BOARD_SECONDS * 1e3),
+        format!("the GPU's own cost of a board (about {} ms)", GPU_BOARD_SECONDS * 1e3),
+        format!("the GPU's opening (about {} s a card)", GPU_START_SECONDS),
+        format!("when the CPU would take longer than {} s plus what is left of the opening", OPENING_LINE_SECONDS),
+        format!("one estimated under {}M nodes is searched as it is", PLANNING_PAYS_NODES / 1e6),
+        format!("about one per {}K to {}K nodes", NODES_PER_PREFIX_LARGE / 1e3, NODES_PER_PREFIX_SMALL / 1e3),
+        format!("never more than {:e} nodes each", MAX_NODES_PER_PREFIX),
+    ];
+    for figure in quoted {
+        assert!(text.contains(&figure), "ARCHITECTURE.md does not say {figure:?}: the code's figure changed, or the text did");
+    }
+}
