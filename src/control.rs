@@ -3,6 +3,7 @@
 //! whether the run waits for input, when a signal may end it at once.
 
 use std::fmt;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -104,13 +105,13 @@ impl Control {
         }
     }
 
-    /// Starts counting progress afresh over `total` estimated work, of which `done` is
-    /// done already (by an earlier run), on the backend `stage`.
-    pub fn begin(&self, done: f64, total: f64, stage: &'static str) {
-        self.done.store(done as u64, Ordering::Relaxed);
-        self.total.store(total as u64, Ordering::Relaxed);
+    /// Starts counting progress afresh over the estimated `work` of a count, from what is
+    /// done already (by an earlier run) to its whole, on the backend `stage`.
+    pub fn begin(&self, work: Range<f64>, stage: &'static str) {
+        self.done.store(work.start as u64, Ordering::Relaxed);
+        self.total.store(work.end as u64, Ordering::Relaxed);
         if let Ok(mut s) = self.stage.lock() {
-            *s = Some((stage, Instant::now(), done as u64));
+            *s = Some((stage, Instant::now(), work.start as u64));
         }
     }
 

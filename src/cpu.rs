@@ -53,7 +53,7 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
     let search = Search::new(plan, depth);
     let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| {
         let mut dealt = (ctx.index() * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
-        let mine = std::iter::from_fn(|| {
+        let mine = std::iter::repeat_with(|| {
             // A cancelled run stops taking chunks; its partial sums are thrown away below.
             ctl.check().ok()?;
             let range = match schedule {
@@ -64,10 +64,10 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
                 }
             };
             let chunk = items.get(range.clone())?;
-            ctl.advance(work.get(range).map_or(chunk.len() as f64, |w| w.iter().sum()));
+            ctl.advance(work.get(range).map_or(chunk.len() as f64, |work| work.iter().sum()));
             Some(chunk)
         });
-        search.run(plan, depth, mine.flatten().copied(), ctl)
+        search.run(plan, depth, mine.map_while(|chunk| chunk).flatten().copied(), ctl)
     });
     let below = Tally { solutions: 0, nodes: u128::from(finer.nodes) };
     let total = outcome.into_iter().try_fold(below, |a, b| b.map(|b| a + b))?;

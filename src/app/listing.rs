@@ -44,7 +44,7 @@ impl Listing {
         }
         sink.flush()?;
         let _bar = Progress::start(Arc::clone(ctl), format!("case {case}, solutions"), progress);
-        ctl.begin(0.0, most as f64, "listing");
+        ctl.begin(0.0..most as f64, "listing");
         let (mut listed, mut chunk) = (0u128, Vec::with_capacity(CHUNK + 4096));
         let mut all = Solutions::new(board);
         while listed < most {

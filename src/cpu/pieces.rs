@@ -33,19 +33,22 @@ pub struct Finer<'a> {
 pub fn finer<'a>(plan: &Plan, prefixes: &'a Prefixes, work: &'a [f64], threads: usize) -> Finer<'a> {
     let most = work.iter().sum::<f64>() / threads as f64 / PREFIXES_PER_SHARE;
     let mut out = Finer { prefixes: Cow::Borrowed(prefixes), work: Cow::Borrowed(work), nodes: 0, dropped: 0.0 };
-    while threads > 1 && out.work.iter().any(|&w| w > most) && out.prefixes.depth + 4 <= plan.n && out.prefixes.items.len() < MOST_PREFIXES
+    while threads > 1
+        && out.work.iter().any(|&work| work > most)
+        && out.prefixes.depth + 4 <= plan.n
+        && out.prefixes.items.len() < MOST_PREFIXES
     {
         let depth = out.prefixes.depth;
         let nodes = Cell::new(0);
         let (mut items, mut shares, mut dropped) = (Vec::new(), Vec::new(), 0.0);
-        for (&p, &w) in out.prefixes.items.iter().zip(out.work.iter()) {
+        for (&p, &work) in out.prefixes.items.iter().zip(out.work.iter()) {
             let start = items.len();
             items.extend(Descend::new(plan, p, depth, depth + 1, true, &nodes));
             let k = items.len() - start;
             if k == 0 {
-                dropped += w;
+                dropped += work;
             }
-            shares.extend(std::iter::repeat_n(w / k.max(1) as f64, k));
+            shares.extend(std::iter::repeat_n(work / k.max(1) as f64, k));
         }
         out = Finer {
             prefixes: Cow::Owned(Prefixes { depth: depth + 1, items }),
@@ -67,12 +70,12 @@ pub fn chunks(work: &[f64], len: usize, threads: usize) -> Vec<usize> {
     let most = work.iter().sum::<f64>() / threads as f64 / CHUNKS_PER_SHARE;
     let mut bounds = vec![0];
     let (mut start, mut sum) = (0, 0.0);
-    for (i, &w) in work.iter().enumerate() {
-        if i > start && (i - start == DYNAMIC_CHUNK || sum + w > most) {
+    for (i, &work) in work.iter().enumerate() {
+        if i > start && (i - start == DYNAMIC_CHUNK || sum + work > most) {
             bounds.push(i);
             (start, sum) = (i, 0.0);
         }
-        sum += w;
+        sum += work;
     }
     if len > 0 {
         bounds.push(len);

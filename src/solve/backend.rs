@@ -22,7 +22,7 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     let (plan, depth) = (&case.plan, case.base.depth);
     let units = job.units(cpu::nodes_per_second(plan, depth, rayon::current_num_threads()));
     let threads = rayon::current_num_threads();
-    ctl.begin(part.work_before, part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
+    ctl.begin(part.work_before..part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
     for unit in &units {
         let started = Instant::now();
         let tally = cpu::count(plan, &case.prefixes(&unit.ranges), &case.work_of(&unit.ranges), schedule, ctl)?;
@@ -92,7 +92,7 @@ impl GpuPlan {
             part.record.map_or(Ok(()), |record| record(&units[i], tally, seconds))
         };
         let all_work = job.work.iter().sum::<f64>().max(roots.items.len() as f64);
-        ctl.begin(part.work_before, part.work_before + all_work, "gpu");
+        ctl.begin(part.work_before..part.work_before + all_work, "gpu");
         let t = gpu.count(plan, roots, &self.deeper, &Units { ranges: &ranges, work: &job.work, done: &record }, self.nodes, ctl)?;
         report.count = t.tally.solutions;
         report.nodes = t.tally.nodes;
