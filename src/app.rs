@@ -17,8 +17,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::control::Control;
+use crate::cpu::lanes::SEARCH_VARIABLE;
 use crate::error::Error;
 use crate::solve::{Options, Solver};
+use crate::words::os_words;
 use crate::work::Shards;
 pub use listing::Listing;
 
@@ -192,6 +194,11 @@ impl Outcome {
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
     let mut sink = Sink { out, err, broken: false };
+    if !matches!(config.mode, Mode::Merge(_)) {
+        if let Some(warning) = search_warning(std::env::var(SEARCH_VARIABLE).ok().as_deref()) {
+            sink.say(format_args!("warning: {warning}"));
+        }
+    }
     match &config.mode {
         Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
         Mode::Merge(merging) => merge::run(&config.inputs, merging, &mut sink, &mut outcome),
@@ -201,6 +208,38 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
         outcome.stopped(stop);
     }
     outcome.status()
+}
+
+/// What is wrong with `value` as the search [`SEARCH_VARIABLE`] names, if anything: the
+/// widest search this CPU has is then used.
+fn search_warning(value: Option<&str>) -> Option<String> {
+    match value {
+        None | Some("" | "avx512" | "avx2" | "scalar") => None,
+        Some(other) => {
+            Some(format!("{SEARCH_VARIABLE}={other:?} is not a search: avx512, avx2 or scalar; the widest this CPU has is used"))
+        }
+    }
+}
+
+/// Whether standard output can take the answers: not where it was closed when the process
+/// started (`closed_at_start`: the standard library then puts /dev/null in its place), or
+/// is open for reading only, where every answer would be lost without a word.
+pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
+    if closed_at_start {
+        return Err("standard output is closed");
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: F_GETFL only reads the descriptor's flags.
+        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+        if flags == -1 {
+            return Err("standard output is closed");
+        }
+        if flags & libc::O_ACCMODE == libc::O_RDONLY {
+            return Err("standard output is open for reading only");
+        }
+    }
+    Ok(())
 }
 
 /// Ends the process with `status`, its answers written. Where a thread may be inside the
@@ -268,7 +307,7 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
             Err(_) if self.broken => Err(Stop::Failed(Failure::Output)),
             Err(e) => {
                 self.broken = true;
-                self.say(format_args!("cannot write the answers: {e}"));
+                self.say(format_args!("cannot write the answers: {}", os_words(&e)));
                 Err(Stop::Failed(Failure::Output))
             }
         }
@@ -288,6 +327,16 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_search_is_warned_of() {
+        assert_eq!(search_warning(None), None);
+        assert_eq!(search_warning(Some("avx2")), None);
+        assert_eq!(
+            search_warning(Some("avx9")).unwrap(),
+            "NQUEEN_CPU_SEARCH=\"avx9\" is not a search: avx512, avx2 or scalar; the widest this CPU has is used"
+        );
+    }
 
     #[test]
     fn the_most_important_failure_sets_the_status() {

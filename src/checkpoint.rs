@@ -19,6 +19,7 @@ use serde::de::IgnoredAny;
 use crate::files::kind::{Kind as FileKind, SNIFF};
 use crate::files::{self, among};
 use crate::tally::Tally;
+use crate::words::os_words;
 use crate::work::{Selection, Shard, Unit};
 use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, ReadError, UnitLine, FORMAT};
 
@@ -87,6 +88,12 @@ impl CheckpointError {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Whether the file could not be created, read or written (a missing directory, a full
+    /// disk), rather than refused for what it holds or is.
+    pub fn is_io(&self) -> bool {
+        matches!(self.problem, Problem::Io(_) | Problem::Truncate(_))
+    }
 }
 
 /// What is wrong with a checkpoint.
@@ -128,8 +135,8 @@ impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "checkpoint {}: ", self.path.display())?;
         match &self.problem {
-            Problem::Io(e) => write!(f, "{e}"),
-            Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {e}"),
+            Problem::Io(e) => f.write_str(&os_words(e)),
+            Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {}", os_words(e)),
             Problem::NotAFile(what) => write!(f, "is {what}, not a regular file, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
             Problem::ReadOnly => f.write_str("is read-only, so no work could be recorded in it"),

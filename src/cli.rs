@@ -166,11 +166,11 @@ struct RunArgs {
     backend: Option<Backend>,
 
     /// CPU worker threads, 1 to 1024 [default: all cores]
-    #[arg(short = 'j', long, value_name = "N", value_parser = threads, help_heading = "GPU and tuning")]
+    #[arg(short = 'j', long, value_name = "N", value_parser = threads, allow_negative_numbers = true, help_heading = "GPU and tuning")]
     threads: Option<u16>,
 
     /// GPUs to use, e.g. 0,1 [default: all]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = device, help_heading = "GPU and tuning")]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = device, allow_negative_numbers = true, help_heading = "GPU and tuning")]
     devices: Option<Vec<usize>>,
 
     /// How CPU threads take prefixes: dynamic or static
@@ -184,7 +184,7 @@ struct RunArgs {
     ///
     /// By default one per 20K estimated nodes on small trees down to one per 10K from 8e11
     /// nodes, between 256K and 256M, and more where one would hold over 5e5 nodes.
-    #[arg(long, value_name = "N", value_parser = prefixes, help_heading = "GPU and tuning")]
+    #[arg(long, value_name = "N", value_parser = prefixes, allow_negative_numbers = true, help_heading = "GPU and tuning")]
     gpu_prefixes: Option<u64>,
 }
 
@@ -238,7 +238,7 @@ struct StatusArgs {
 #[derive(Args, Debug)]
 struct RecheckArgs {
     /// The share (0 to 1) of once-counted shards to choose, e.g. 0.02
-    #[arg(long, value_name = "SHARE", value_parser = share)]
+    #[arg(long, value_name = "SHARE", value_parser = share, allow_negative_numbers = true)]
     share: f64,
 
     /// Part files of --shard runs, in any order; standard input if none
@@ -246,7 +246,7 @@ struct RecheckArgs {
     parts: Vec<PathBuf>,
 
     /// The random choice's seed: the same records and seed, the same shards
-    #[arg(long, value_name = "N", value_parser = seed, default_value_t = 1)]
+    #[arg(long, value_name = "N", value_parser = seed, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
 }
 
@@ -269,9 +269,9 @@ struct OldSpellings {
     merge: bool,
     #[arg(long, hide = true)]
     status: bool,
-    #[arg(long, hide = true, value_parser = share)]
+    #[arg(long, hide = true, value_parser = share, allow_negative_numbers = true)]
     recheck: Option<f64>,
-    #[arg(long, hide = true, value_parser = seed)]
+    #[arg(long, hide = true, value_parser = seed, allow_negative_numbers = true)]
     seed: Option<u64>,
     #[arg(long, hide = true, value_name = "FILE")]
     summary: Option<PathBuf>,
@@ -396,6 +396,13 @@ impl CountArgs {
                 Some("count"),
                 ErrorKind::MissingRequiredArgument,
                 "--solutions-format draws the solutions that --solutions lists: give --solutions K (or all) with it".into(),
+            );
+        }
+        if self.checkpoint.as_ref().is_some_and(|c| c.as_os_str() == "-") {
+            refuse(
+                Some("count"),
+                ErrorKind::InvalidValue,
+                "--checkpoint names a file that is read and appended to: standard output cannot be one".into(),
             );
         }
         Counting {

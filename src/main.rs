@@ -19,6 +19,10 @@ const SIGNAL_LOOK_EVERY: Duration = Duration::from_millis(5);
 fn main() {
     // Before any thread starts: it sets an environment variable.
     nqueen::gpu::ask_for_few_queues();
+    if let Err(why) = app::stdout_writable(stdout_closed_at_start()) {
+        eprintln!("nqueen: cannot write the answers: {why}");
+        std::process::exit(app::EXIT_OUTPUT);
+    }
     let cli = cli::parse();
     if let Some(threads) = cli.threads() {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global() {
@@ -40,6 +44,30 @@ fn main() {
     // solver has handed to a child process (`quick_exit`), so the process ends at once.
     std::mem::forget(solver);
     app::exit(status, opening);
+}
+
+/// Whether standard output was closed when the process started, as found before `main`,
+/// where the standard library puts /dev/null in its place.
+fn stdout_closed_at_start() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static CLOSED: AtomicBool = AtomicBool::new(false);
+        extern "C" fn look() {
+            // SAFETY: F_GETFD only reads the descriptor's flags.
+            if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+                CLOSED.store(true, Ordering::Relaxed);
+            }
+        }
+        // Run by the loader before the standard library's start-up, which opens /dev/null
+        // on a closed standard descriptor.
+        #[used]
+        #[link_section = ".init_array"]
+        static LOOK: extern "C" fn() = look;
+        CLOSED.load(Ordering::Relaxed)
+    }
+    #[cfg(not(target_os = "linux"))]
+    false
 }
 
 /// On SIGINT or SIGTERM (Ctrl-C on Windows), asks the work to stop, and exits with 128 +

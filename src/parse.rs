@@ -14,6 +14,7 @@ use std::fmt;
 use std::io::{self, Read};
 
 use crate::board::{Board, MAX_N};
+use crate::words::{counted, os_words};
 use tokens::{Row, Token, Tokens};
 
 /// Why the input could not be read as boards.
@@ -32,7 +33,7 @@ impl fmt::Display for ParseError {
                 write!(f, "line {line}, column {col}: {message}")
             }
             ParseError::Syntax { line, column: None, message } => write!(f, "line {line}: {message}"),
-            ParseError::Io(e) => write!(f, "read error: {e}"),
+            ParseError::Io(e) => write!(f, "cannot read it: {}", os_words(e)),
         }
     }
 }
@@ -144,8 +145,8 @@ fn row_mask(n: usize, r: usize, token: &Token, bytes: &[u8]) -> Result<u32, Pars
         }
     }
     if token.len != n {
-        let cells = if token.len == 1 { "cell" } else { "cells" };
-        return Err(syntax(token.line, Some(token.column), format!("row {} of {n} has {} {cells}, expected {n}", r + 1, token.len)));
+        let cells = format!("{}{}", if token.cut { "at least " } else { "" }, counted(token.len, "cell"));
+        return Err(syntax(token.line, Some(token.column), format!("row {} of {n} has {cells}, expected {n}", r + 1)));
     }
     Ok(mask)
 }
@@ -209,6 +210,7 @@ fn shown_char(bytes: &[u8], at: usize) -> String {
             let c = chunk.valid().chars().next().unwrap_or_default();
             match c {
                 c if c.is_ascii_graphic() => format!("\"{c}\""),
+                c if c.is_ascii_control() => format!("\"\\x{:02x}\"", c as u32),
                 c if c.is_control() || c.is_whitespace() => format!("\"{}\"", c.escape_debug()),
                 c => format!("\"{c}\" (U+{:04X})", c as u32),
             }
@@ -222,10 +224,10 @@ fn printable(bytes: &[u8]) -> String {
     let mut out = String::new();
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
-            if c.is_control() {
-                out.extend(c.escape_debug());
-            } else {
-                out.push(c);
+            match c {
+                c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c if c.is_control() => out.extend(c.escape_debug()),
+                c => out.push(c),
             }
         }
         for b in chunk.invalid() {
@@ -294,7 +296,7 @@ mod tests {
     #[test]
     fn a_long_token_is_an_error_not_an_allocation() {
         let long = format!("1\n{}\n", ".".repeat(1 << 20));
-        assert_eq!(parse_all(&long).pop().unwrap().unwrap_err(), "line 2, column 1: row 1 of 1 has 1048576 cells, expected 1");
+        assert_eq!(parse_all(&long).pop().unwrap().unwrap_err(), "line 2, column 1: row 1 of 1 has at least 1048576 cells, expected 1");
         let digits = format!("0{}", "0".repeat(100));
         assert!(parse_all(&digits).pop().unwrap().unwrap_err().contains("out of range"));
     }

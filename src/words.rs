@@ -14,6 +14,16 @@ pub fn plural(n: usize) -> &'static str {
     }
 }
 
+/// What the system says of `e`, without the error's number ("No such file or directory",
+/// not "No such file or directory (os error 2)").
+pub fn os_words(e: &std::io::Error) -> String {
+    let said = e.to_string();
+    match said.rfind(" (os error ") {
+        Some(at) if said.ends_with(')') => said[..at].to_string(),
+        _ => said,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -21,5 +31,12 @@ mod tests {
     #[test]
     fn one_is_singular_and_every_other_number_plural() {
         assert_eq!([counted(0, "device"), counted(1, "device"), counted(2, "row")], ["0 devices", "1 device", "2 rows"]);
+    }
+
+    #[test]
+    fn the_systems_words_come_without_the_errors_number() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(os_words(&e), "No such file or directory");
+        assert_eq!(os_words(&std::io::Error::other("cut short")), "cut short");
     }
 }

@@ -27,6 +27,7 @@ use crate::solve::{self, Part, Report, Scope, Solver};
 use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
+use crate::words::os_words;
 use crate::work::{self, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
@@ -49,7 +50,7 @@ pub(super) fn run<O: Write, E: Write>(
         }),
         Err(e) => {
             sink.say(format_args!("{e}"));
-            outcome.note(Failure::BadInput);
+            outcome.note(if e.is_io() { Failure::Output } else { Failure::BadInput });
             return;
         }
     };
@@ -65,12 +66,12 @@ pub(super) fn run<O: Write, E: Write>(
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
-            Input::File(path) => match File::open(path) {
+            Input::File(path) => match open(path) {
                 Ok(f) => Box::new(f),
-                Err(e) => {
-                    sink.say(format_args!("{}: {e}", path.display()));
+                Err(why) => {
+                    sink.say(format_args!("{}: {why}", path.display()));
                     outcome.note(Failure::BadInput);
-                    if let Err(stop) = run.end(index, input, 0, Some(e.to_string()), sink) {
+                    if let Err(stop) = run.end(index, input, 0, Some(why), sink) {
                         return outcome.stopped(stop);
                     }
                     continue;
@@ -84,6 +85,14 @@ pub(super) fn run<O: Write, E: Write>(
             Err(stop) => return outcome.stopped(stop),
         }
     }
+}
+
+/// The input file at `path`, opened, or why it cannot be read.
+fn open(path: &std::path::Path) -> Result<File, String> {
+    if path.is_dir() {
+        return Err("is a directory, not judge input".into());
+    }
+    File::open(path).map_err(|e| format!("cannot open it: {}", os_words(&e)))
 }
 
 /// A counting run: what counting a case needs besides the case.
@@ -174,14 +183,7 @@ impl Run<'_> {
                 Err(e) => {
                     // Another of the program's files, given where judge input belongs.
                     match kind::of_recorded(start) {
-                        k @ (FileKind::PartRecord
-                        | FileKind::Checkpoint
-                        | FileKind::TornHeader
-                        | FileKind::Summary
-                        | FileKind::Plot
-                        | FileKind::Binary)
-                            if cases == 0 && matches!(e, ParseError::Syntax { line: 1, .. }) =>
-                        {
+                        k if k.is_known() && k != FileKind::Judge && cases == 0 && matches!(e, ParseError::Syntax { line: 1, .. }) => {
                             sink.say(format_args!("{name}: line 1: {}", k.instead_of("judge input")))
                         }
                         _ => sink.say(format_args!("{name}: {e}")),
@@ -238,7 +240,9 @@ impl Run<'_> {
                 match &e {
                     Error::Interrupted => {}
                     // The count writes nothing but its units to the checkpoint.
-                    Error::Write(why) => sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {why}")),
+                    Error::Write(why) => {
+                        sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {}", os_words(why)))
+                    }
                     Error::NoGpu(_) | Error::Gpu(_) => sink.say(format_args!("--backend gpu: {name}: case {case}: {e}")),
                     _ => sink.say(format_args!("{name}: case {case}: {e}")),
                 }
@@ -257,7 +261,7 @@ impl Run<'_> {
         if let (Some(c), Some(_)) = (&self.checkpoint, &counted.report) {
             let at = CaseShard { input: index, case, board: counted.board.clone(), shard: scope.shard() };
             if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, (counted.backend(), &self.provenance.run)) {
-                sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {e}"));
+                sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {}", os_words(&e)));
                 return Err(Stop::Failed(Failure::Output));
             }
         }

@@ -27,6 +27,11 @@ pub(super) fn run<O: Write, E: Write>(
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
+    // --backend gpu and no usable GPU: no line at all, as for a count.
+    if let Err(e) = solver.gpu_ready() {
+        sink.say(format_args!("--backend gpu: {e}"));
+        return outcome.note(Failure::of(&e, ctl));
+    }
     let [wn, wt, wu, ws] = WIDTHS;
     if let Err(stop) = sink.line(&format!("{:>wn$} {:>wt$} {:>wu$} {:>ws$}", "n", "total", "unique", "seconds")) {
         return outcome.stopped(stop);

@@ -40,6 +40,8 @@ pub fn parse() -> Cli {
 /// Exits as [`parse`] does for a bad command line, with `why`, under the usage of the
 /// command `name` (the top one when `None`).
 pub fn refuse(name: Option<&str>, kind: ErrorKind, why: String) -> ! {
+    // A count that was not named `count` shows the usage the user typed: the top one's.
+    let name = name.filter(|&n| n != "count" || std::env::args_os().skip(1).any(|a| a == "count"));
     let mut top = Cli::command();
     let mut e = match name.and_then(|n| top.find_subcommand_mut(n)) {
         Some(sub) => sub.clone().bin_name(format!("nqueen {}", name.unwrap_or_default())).error(kind, why),

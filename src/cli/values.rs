@@ -96,6 +96,9 @@ pub fn shard(text: &str) -> Result<Shards, Refused> {
 /// Parses a number of worker threads, 1 to [`MAX_THREADS`].
 pub fn threads(text: &str) -> Result<u16, Refused> {
     let most = MAX_THREADS;
+    if text.trim().starts_with('-') {
+        return Err(Refused(format!("{} threads: give 1 to {most}, or leave -j out for all cores", text.trim())));
+    }
     match text.trim().parse::<u64>() {
         Ok(k) if (1..=most as u64).contains(&k) => Ok(k as u16),
         Ok(k) => Err(Refused(format!("{k} threads: give 1 to {most}, or leave -j out for all cores"))),

@@ -32,6 +32,10 @@ pub enum Kind {
     Summary,
     /// A picture of `nqueen status --plot`.
     Plot,
+    /// The plans of `nqueen --dry-run`.
+    Plan,
+    /// Answers as nqueen prints them: "Case 1: 92".
+    Answers,
     /// JSON of another kind.
     Json,
     /// Bytes that are not text: a NUL, or no UTF-8.
@@ -70,13 +74,23 @@ impl Kind {
                 (_, Ok(Tagged { record, format: Some(_), nqueen: Some(_) })) if record == "header" => Kind::Checkpoint,
                 (_, Err(_)) if !start.contains(&b'\n') && is_torn_header(text) => Kind::TornHeader,
                 (Some("summary"), _) => Kind::Summary,
+                (Some("plan"), _) => Kind::Plan,
                 _ => Kind::Json,
             };
+        }
+        if is_answer(trimmed) {
+            return Kind::Answers;
         }
         if (trimmed.starts_with(b"<svg") || trimmed.starts_with(b"<?xml")) && contains(start, PLOT_MARK.as_bytes()) {
             return Kind::Plot;
         }
         Kind::Text
+    }
+
+    /// Whether it is plainly one kind of file: judge input, one of the files the program
+    /// writes, or binary data; not JSON or text of some other kind.
+    pub fn is_known(self) -> bool {
+        !matches!(self, Kind::Empty | Kind::Json | Kind::Text)
     }
 
     /// What it is, in a few words: "judge input", "a part record", ...
@@ -89,6 +103,8 @@ impl Kind {
             Kind::TornHeader => "the start of a checkpoint",
             Kind::Summary => "a summary of nqueen merge",
             Kind::Plot => "a plot of nqueen status",
+            Kind::Plan => "the plans that nqueen --dry-run prints",
+            Kind::Answers => "answers that nqueen printed",
             Kind::Json => "JSON that nqueen did not write",
             Kind::Binary => "binary data",
             Kind::Text => "text that nqueen did not write",
@@ -105,11 +121,12 @@ impl Kind {
         }
     }
 
-    /// "X, not Y: Z reads X": what a file given where `expected` belongs holds instead.
+    /// "this holds X, not Y (Z reads X)": what a file given where `expected` belongs holds
+    /// instead.
     pub fn instead_of(self, expected: &str) -> String {
         match self.read_by() {
-            Some(command) => format!("this is {}, not {expected} ({command})", self.name()),
-            None => format!("this is {}, not {expected}", self.name()),
+            Some(command) => format!("this holds {}, not {expected} ({command})", self.name()),
+            None => format!("this holds {}, not {expected}", self.name()),
         }
     }
 }
@@ -167,6 +184,13 @@ fn is_torn_header(text: &[u8]) -> bool {
     checkpoint_header().as_bytes().starts_with(text)
 }
 
+/// Whether `line` is an answer as nqueen prints one: "Case 12: 92".
+fn is_answer(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"Case ") else { return false };
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && rest[digits..].starts_with(b": ")
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(haystack, needle).is_some()
 }
@@ -192,6 +216,9 @@ mod tests {
         assert_eq!(Kind::of(br#"{"name":"notes"}"#), Kind::Json);
         assert_eq!(Kind::of(br#"{"record":"case","input":0}"#), Kind::Json);
         assert_eq!(Kind::of(b"my notes"), Kind::Text);
+        assert_eq!(Kind::of(b"Case 1: 92\nCase 2: 1\n"), Kind::Answers);
+        assert_eq!(Kind::of(b"Case one: 92\n"), Kind::Text);
+        assert_eq!(Kind::of(br#"{"record":"plan","nqueen":"0.1.0"}"#), Kind::Plan);
         assert_eq!(Kind::of(b"\0\0\0\0"), Kind::Binary);
         assert_eq!(Kind::of(b"caf\xe9 x"), Kind::Binary);
         assert_eq!(Kind::of("caf\u{e9}".as_bytes()), Kind::Text);
@@ -221,8 +248,8 @@ mod tests {
     fn a_kind_says_which_command_reads_it() {
         assert_eq!(
             Kind::PartRecord.instead_of("judge input"),
-            "this is a part record of a --shard run, not judge input (nqueen merge adds part records up)"
+            "this holds a part record of a --shard run, not judge input (nqueen merge adds part records up)"
         );
-        assert_eq!(Kind::Binary.instead_of("a part record"), "this is binary data, not a part record");
+        assert_eq!(Kind::Binary.instead_of("a part record"), "this holds binary data, not a part record");
     }
 }

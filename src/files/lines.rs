@@ -5,6 +5,8 @@
 use std::fmt;
 use std::io::{self, BufRead};
 
+use crate::words::os_words;
+
 /// Why the next line could not be read.
 #[derive(Debug)]
 pub enum LineError {
@@ -20,7 +22,7 @@ impl fmt::Display for LineError {
             LineError::TooLong { line, most } => {
                 write!(f, "line {line}: longer than {most} bytes, more than any line nqueen writes")
             }
-            LineError::Io { line, error } => write!(f, "line {line}: {error}"),
+            LineError::Io { line, error } => write!(f, "line {line}: {}", os_words(error)),
         }
     }
 }

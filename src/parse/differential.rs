@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::tokens::{Chunked, Token, Tokens, BOM, KEPT};
+use super::tokens::{Chunked, Token, Tokens, BOM, KEPT, MAX_TOKEN};
 use super::{board_size, row_mask, syntax, ParseError, Parser};
 use crate::board::Board;
 
@@ -31,8 +31,13 @@ fn reference_tokens(text: &[u8]) -> Vec<(Token, Vec<u8>)> {
         while i < text.len() && !matches!(text[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
             i += 1;
         }
-        let token = Token { line, column: start - line_start + 1, len: i - start };
-        out.push((token, text[start..start + (i - start).min(KEPT)].to_vec()));
+        // Cut after a control byte that starts it, or after MAX_TOKEN bytes; what follows is
+        // the next token.
+        let cut_at = if b.is_ascii_control() { Some(start + 1) } else { (i - start >= MAX_TOKEN).then_some(start + MAX_TOKEN) };
+        let end = cut_at.unwrap_or(i);
+        let token = Token { line, column: start - line_start + 1, len: end - start, cut: cut_at.is_some() };
+        out.push((token, text[start..start + (end - start).min(KEPT)].to_vec()));
+        i = end;
     }
     out
 }

@@ -22,9 +22,17 @@ pub struct Token {
     pub line: usize,
     /// Column of its first byte in that line, in bytes, from 1.
     pub column: usize,
-    /// Its whole length in bytes.
+    /// Its whole length in bytes, or where it was cut.
     pub len: usize,
+    /// It was cut: after [`MAX_TOKEN`] bytes, or after its first byte where that is a
+    /// control byte, which no token of judge input holds. It is wrong whatever follows, and
+    /// what follows is not read.
+    pub cut: bool,
 }
+
+/// The longest token read whole: no board size or row comes near it, and an endless one
+/// (`/dev/zero`) is refused after this much.
+pub const MAX_TOKEN: usize = 1 << 20;
 
 /// Whether `b` separates tokens: every ASCII whitespace byte, the vertical tab included
 /// (which Rust's `is_ascii_whitespace` leaves out).
@@ -196,10 +204,21 @@ impl<R: Read> Tokens<R> {
             let buf = &self.buf[self.start..self.end];
             // Before a token: separators, with their line ends counted.
             let start = if token.is_none() { self.at.skip_space(buf) } else { 0 };
-            let end = start + token_length(&buf[start..]);
+            let mut end = start + token_length(&buf[start..]);
+            // Binary data is said at once, not at the input's end; an endless token is cut.
+            let so_far = token.as_ref().map_or(0, |t| t.len);
+            let cut = (end > start && so_far == 0 && buf[start].is_ascii_control()) || end - start >= MAX_TOKEN - so_far;
+            if cut {
+                end = if so_far == 0 && buf[start].is_ascii_control() { start + 1 } else { start + (MAX_TOKEN - so_far) };
+            }
             if end > start {
                 let at = &mut self.at;
-                let t = token.get_or_insert_with(|| Token { line: at.line, column: (at.offset - at.line_start) as usize + 1, len: 0 });
+                let t = token.get_or_insert_with(|| Token {
+                    line: at.line,
+                    column: (at.offset - at.line_start) as usize + 1,
+                    len: 0,
+                    cut: false,
+                });
                 let keep = (end - start).min(KEPT.saturating_sub(t.len));
                 match buf.get(start..start + KEPT) {
                     // A copy of fixed size is a few moves, not a call; the bytes past the
@@ -208,8 +227,13 @@ impl<R: Read> Tokens<R> {
                     _ => self.kept[t.len.min(KEPT)..t.len.min(KEPT) + keep].copy_from_slice(&buf[start..start + keep]),
                 }
                 t.len += end - start;
+                t.cut = cut;
                 at.offset += (end - start) as u64;
                 at.after_cr = false;
+            }
+            if cut {
+                self.start += end;
+                return Ok(token);
             }
             let ended = token.is_some() && end < buf.len();
             self.start += end;

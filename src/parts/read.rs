@@ -1,14 +1,15 @@
 //! Reading part files back: each line checked as a record of a format a merge takes, with
 //! its digest, and kept with where it was read; a bad line ends the file's records.
 
-use std::io::{self, BufRead};
+use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::{digest, PartsError, Record, FORMAT, OLDEST_FORMAT};
-use crate::files::kind::Kind as FileKind;
+use crate::files::kind::{self, Kind as FileKind, Recorded};
 use crate::files::lines::{self, Lines};
 use crate::files::MAX_LINE;
+use crate::words::os_words;
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
@@ -43,17 +44,21 @@ impl Located {
 /// anything: the first line that is not a part record of this format, or a torn last line.
 pub fn read(path: &Path) -> (Vec<Located>, Option<PartsError>) {
     let name = path.display().to_string();
+    if path.is_dir() {
+        return (Vec::new(), Some(PartsError::Unreadable(format!("{name}: is a directory, not a part file"))));
+    }
     match std::fs::File::open(path) {
-        Ok(file) => read_from(io::BufReader::new(file), &name),
-        Err(e) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: {e}")))),
+        Ok(file) => read_from(file, &name),
+        Err(e) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: cannot open it: {}", os_words(&e))))),
     }
 }
 
 /// [`read`] from any reader, named `name` in messages.
-pub fn read_from(src: impl BufRead, name: &str) -> (Vec<Located>, Option<PartsError>) {
+pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError>) {
     let file: Arc<str> = Arc::from(name);
     let mut records = Vec::new();
-    let mut lines = Lines::new(src, MAX_LINE);
+    let (src, start) = Recorded::new(src);
+    let mut lines = Lines::new(io::BufReader::new(src), MAX_LINE);
     loop {
         let line = match lines.next() {
             Ok(Some(line)) => line,
@@ -73,8 +78,8 @@ pub fn read_from(src: impl BufRead, name: &str) -> (Vec<Located>, Option<PartsEr
                 }
                 Err(problem) => problem.to_string(),
             },
-            // What a file holds, where the first line says it is another of the program's.
-            Err(_) if number == 1 && foreign(FileKind::of(line.text)) => FileKind::of(line.text).instead_of("a part record"),
+            // What a file holds, where its start says it is another kind of file.
+            Err(_) if number == 1 && foreign(kind::of_recorded(&start)) => kind::of_recorded(&start).instead_of("a part record"),
             _ if !complete => "a torn last line (the run that wrote it was stopped mid-write)".to_string(),
             Ok(_) => unreachable!("complete lines are taken above"),
             Err(why) => format!("not a part record: {why}"),
@@ -84,9 +89,9 @@ pub fn read_from(src: impl BufRead, name: &str) -> (Vec<Located>, Option<PartsEr
     (records, None)
 }
 
-/// Whether a first line of this kind says the file is not a part file at all.
+/// Whether a file whose start is of this kind is plainly not a part file.
 fn foreign(kind: FileKind) -> bool {
-    matches!(kind, FileKind::Judge | FileKind::Checkpoint | FileKind::TornHeader | FileKind::Summary | FileKind::Binary)
+    kind.is_known() && kind != FileKind::PartRecord
 }
 
 /// The digest of `record`, read from the line `json`: checked against its content from
@@ -157,12 +162,12 @@ mod tests {
     #[test]
     fn another_kind_of_file_is_named_for_what_it_is() {
         let said = |text: &[u8]| read_from(text, "f").1.unwrap().to_string();
-        assert_eq!(said(b"8\n........\n"), "f, line 1: this is judge input, not a part record (nqueen FILE counts judge input)");
+        assert_eq!(said(b"8\n........\n"), "f, line 1: this holds judge input, not a part record (nqueen FILE counts judge input)");
         assert_eq!(
             said(crate::files::kind::checkpoint_header().as_bytes()),
-            "f, line 1: this is a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)"
+            "f, line 1: this holds a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)"
         );
-        assert_eq!(said(b"\0\0\0"), "f, line 1: this is binary data, not a part record");
+        assert_eq!(said(b"\0\0\0"), "f, line 1: this holds binary data, not a part record");
         assert_eq!(
             said(b"{\"record\":\"case\",\"format\":\"2\"}\n"),
             "f, line 1: not a part record: the field `format` holds the text \"2\" where a whole number belongs"

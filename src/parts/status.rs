@@ -146,7 +146,8 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
     for (kind, (nodes, seconds)) in timed {
         let b = backends.entry(kind).or_default();
         b.rate = Some(nodes / seconds);
-        b.hours_left = left.map(|l| l / (nodes / seconds) / 3600.0);
+        // No rate, no time left to tell: a case of nothing but tiny shards.
+        b.hours_left = left.filter(|_| nodes > 0.0).map(|l| l / (nodes / seconds) / 3600.0);
     }
     let disagree = by_shard.groups().filter(|g| ledger::dissent_in(g).is_some()).count();
     let repeated = by_shard.groups().filter(|g| ledger::repeat_in(g).is_some()).count();

@@ -136,7 +136,8 @@ fn end_of_input_inside_a_board_is_reported() {
 #[test]
 fn binary_garbage_is_an_error_not_a_panic() {
     nqueen().write_stdin(vec![0u8, 159, 146, 150, 255, b'\n', 7]).assert().code(1).stderr(
-        predicate::str::contains("<stdin>: line 1: this is binary data, not judge input").and(predicate::str::contains("panicked").not()),
+        predicate::str::contains("<stdin>: line 1: this holds binary data, not judge input")
+            .and(predicate::str::contains("panicked").not()),
     );
 }
 

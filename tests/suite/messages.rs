@@ -50,20 +50,20 @@ fn a_slip_for_a_command_name_says_which_command_was_meant() {
     std::fs::write(dir.path().join("merg"), "1\n.\n").unwrap();
     assert_eq!(run_in(dir.path(), &["merg"], b"").1, "Case 1: 1\n");
     let (code, _, err) = run_in(dir.path(), &["boards.in"], b"");
-    assert_eq!((code, err.as_str()), (Some(1), "nqueen: boards.in: No such file or directory (os error 2)\n"));
+    assert_eq!((code, err.as_str()), (Some(1), "nqueen: boards.in: cannot open it: No such file or directory\n"));
 }
 
 #[test]
 fn a_file_of_the_program_where_another_kind_belongs_says_what_it_is() {
     let dir = files();
     let cases: [(&[&str], &[u8], i32, &str); 9] = [
-        (&["part-0.jsonl"], b"", 1, "nqueen: part-0.jsonl: line 1: this is a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
-        (&["-"], b"{\"record\":\"case\",\"format\":2,\"nqueen\":\"0.1.0\"}\n", 1, "nqueen: <stdin>: line 1: this is a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
-        (&["run.ckpt"], b"", 1, "nqueen: run.ckpt: line 1: this is a checkpoint, not judge input (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
-        (&["summary.json"], b"", 1, "nqueen: summary.json: line 1: this is a summary of nqueen merge, not judge input\n"),
-        (&["merge", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this is judge input, not a part record (nqueen FILE counts judge input)\n"),
-        (&["merge", "run.ckpt"], b"", 1, "nqueen: run.ckpt, line 1: this is a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
-        (&["status", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this is judge input, not a part record (nqueen FILE counts judge input)\n"),
+        (&["part-0.jsonl"], b"", 1, "nqueen: part-0.jsonl: line 1: this holds a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
+        (&["-"], b"{\"record\":\"case\",\"format\":2,\"nqueen\":\"0.1.0\"}\n", 1, "nqueen: <stdin>: line 1: this holds a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
+        (&["run.ckpt"], b"", 1, "nqueen: run.ckpt: line 1: this holds a checkpoint, not judge input (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
+        (&["summary.json"], b"", 1, "nqueen: summary.json: line 1: this holds a summary of nqueen merge, not judge input\n"),
+        (&["merge", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this holds judge input, not a part record (nqueen FILE counts judge input)\n"),
+        (&["merge", "run.ckpt"], b"", 1, "nqueen: run.ckpt, line 1: this holds a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
+        (&["status", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this holds judge input, not a part record (nqueen FILE counts judge input)\n"),
         (&["--checkpoint", "part-0.jsonl", "sample.in"], b"", 1, "nqueen: checkpoint part-0.jsonl: holds a part record of a --shard run, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint\n"),
         (&["merge", "-"], b"{\"record\":\"case\",\"format\":2,\"count\":\"92\"}\n", 1, "nqueen: <stdin>, line 1: not a part record: the field `count` holds no number where one belongs\n"),
     ];
@@ -73,7 +73,7 @@ fn a_file_of_the_program_where_another_kind_belongs_says_what_it_is() {
     }
     // A judge file whose first board breaks on a later line is judge input all the same.
     let (_, _, err) = run_in(dir.path(), &["-"], b"2\n..\n.\0\n");
-    assert_eq!(err, "nqueen: <stdin>: line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"\\0\"\n");
+    assert_eq!(err, "nqueen: <stdin>: line 3, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"\\x00\"\n");
 }
 
 #[test]
@@ -145,4 +145,96 @@ fn help_and_version_that_cannot_be_written_are_an_error() {
         assert!(err.starts_with("nqueen: cannot write the "), "{err}");
     }
     assert!(nqueen().arg("-V").assert().success().get_output().stdout.starts_with(b"nqueen "));
+}
+
+#[test]
+fn negative_values_are_refused_as_values_not_taken_for_options() {
+    let dir = files();
+    for (args, said) in [
+        (&["--devices", "-1", "sample.in"][..], "\"-1\" is not a GPU's number"),
+        (&["-j", "-3", "sample.in"], "-3 threads: give 1 to 1024"),
+        (&["recheck", "--share", "-0.1", "part-0.jsonl"], "\"-0.1\" is not a share from 0 to 1"),
+        (&["recheck", "--share", "0.1", "--seed", "-1", "part-0.jsonl"], "\"-1\" is not a seed"),
+    ] {
+        let (code, _, err) = run_in(dir.path(), args, b"");
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(err.contains(said) && !err.contains("tip:"), "{args:?}: {err}");
+    }
+    let (code, _, err) = run_in(dir.path(), &["--checkpoint", "-", "sample.in"], b"");
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with(
+            "error: --checkpoint names a file that is read and appended to: standard output cannot be one\n\nUsage: nqueen [OPTIONS]"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_programs_other_outputs_and_directories_are_named_for_what_they_are() {
+    let dir = files();
+    let dry = nqueen().current_dir(dir.path()).args(["--dry-run", "sample.in"]).output().unwrap();
+    std::fs::write(dir.path().join("plans.jsonl"), dry.stdout).unwrap();
+    std::fs::write(dir.path().join("answers.txt"), "Case 1: 92\nCase 2: 1\n").unwrap();
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    for (args, said) in [
+        (&["plans.jsonl"][..], "nqueen: plans.jsonl: line 1: this holds the plans that nqueen --dry-run prints, not judge input\n"),
+        (&["answers.txt"], "nqueen: answers.txt: line 1: this holds answers that nqueen printed, not judge input\n"),
+        (&["merge", "plans.jsonl"], "nqueen: plans.jsonl, line 1: this holds the plans that nqueen --dry-run prints, not a part record\n"),
+        (&["merge", "summary.json"], "nqueen: summary.json, line 1: this holds a summary of nqueen merge, not a part record\n"),
+        (&["adir"], "nqueen: adir: is a directory, not judge input\n"),
+        (&["merge", "adir"], "nqueen: adir: is a directory, not a part file\n"),
+        (&["missing.in"], "nqueen: missing.in: cannot open it: No such file or directory\n"),
+    ] {
+        let (code, _, err) = run_in(dir.path(), args, b"");
+        assert_eq!((code, err.as_str()), (Some(1), said), "{args:?}");
+    }
+}
+
+#[test]
+fn an_endless_stream_of_binary_data_is_refused_at_once() {
+    let Ok(zero) = std::fs::File::open("/dev/zero") else { return };
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"))
+        .stdin(zero)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, killed) = crate::common::wait_or_kill(&mut child, std::time::Duration::from_secs(20));
+    assert!(!killed, "nqueen < /dev/zero did not end");
+    let err = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+    assert_eq!((status.code(), err.as_str()), (Some(1), "nqueen: <stdin>: line 1: this holds binary data, not judge input\n"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn answers_with_nowhere_to_go_are_an_error() {
+    use std::os::unix::process::CommandExt;
+    let mut closed = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"));
+    closed.arg(SAMPLE);
+    // SAFETY: close is async-signal-safe.
+    unsafe {
+        closed.pre_exec(|| {
+            libc::close(1);
+            Ok(())
+        });
+    }
+    let out = closed.output().unwrap();
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
+        (Some(4), "nqueen: cannot write the answers: standard output is closed\n")
+    );
+    let read_only = std::fs::File::open(SAMPLE).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).arg(SAMPLE).stdout(read_only).output().unwrap();
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
+        (Some(4), "nqueen: cannot write the answers: standard output is open for reading only\n")
+    );
+    // Where it is /dev/null, opened for writing, the user asked for no answers.
+    assert!(std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"))
+        .arg(SAMPLE)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success());
 }
