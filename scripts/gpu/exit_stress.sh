@@ -19,7 +19,9 @@
 # mode, cards and temperature; fails (exit 1) on any other status or answer.
 #
 # RUNS (default 2000) is the number of runs in all, a fifth of them cold; BIN the
-# build (default target/release/nqueen); OLD_BIN an earlier build whose slow-exit runs on
+# build (default target/release/nqueen); WORKERS the warm runs at once (default 8);
+# STOP_AFTER, seconds after which no run starts (the table says how many ran); OLD_BIN an
+# earlier build whose slow-exit runs on
 # the crash cases are shown beside, and caught under cuda-gdb where one crashes (its
 # backtrace goes to $OUT/crash-backtrace.txt); OUT the folder for results (default
 # target/exit-stress).
@@ -28,6 +30,7 @@ BIN=${BIN:-target/release/nqueen}
 OUT=${OUT:-target/exit-stress}
 RUNS=${RUNS:-2000}
 WORKERS=${WORKERS:-8}
+STOP_AFTER=${STOP_AFTER:-100000}
 INPUTS=${INPUTS:-"scripts/gpu/exit-cases/judge9.in scripts/gpu/exit-cases/mixed14.in fixtures/bench/empty_16.in fixtures/sample.in"}
 MODES="default gpu stats closed sigint sigterm slow-exit"
 export NQUEEN_CACHE_DIR=${NQUEEN_CACHE_DIR:-/tmp/nqueen-cache}
@@ -54,6 +57,7 @@ settle() {
 one() {
     local mode=$1 cards=$2 temp=$3 f=$4 results=$5
     local out err status pid want ok expect
+    [ $SECONDS -lt "$STOP_AFTER" ] || return 0
     out=$(mktemp -p "$work")
     err=$(mktemp -p "$work")
     want="$work/$(basename "$f").want"
