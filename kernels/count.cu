@@ -204,7 +204,7 @@ __device__ __forceinline__ uint4* spill_area(uint4* spill, unsigned int capacity
 
 // Whether this thread has entries in global memory; never where the whole stack fits.
 __device__ __forceinline__ bool spilled_any(unsigned int window, const uint4* area, unsigned int capacity) {
-    return window != 0 && *(const volatile unsigned int*)(area + capacity * blockDim.x) != 0;
+    return window != 0 && *(const unsigned int*)(area + capacity * blockDim.x) != 0;
 }
 
 // Tends a thread's window (its stack entries from `base` up to `sp`, a stack address) at
