@@ -18,7 +18,7 @@
 # stopped by a signal must print a prefix of them). Prints a table of exit statuses per
 # mode, cards and temperature; fails (exit 1) on any other status or answer.
 #
-# RUNS (default 2000) is the number of runs in all, a fifth of them cold; BIN the
+# RUNS (default 2000) is the number of runs in all, COLD of them cold (default a fifth); BIN the
 # build (default target/release/nqueen); WORKERS the warm runs at once (default 8);
 # STOP_AFTER, seconds after which no run starts (the table says how many ran); OLD_BIN an
 # earlier build whose slow-exit runs on
@@ -118,7 +118,7 @@ for i in range(n):
 PY
 }
 
-cold=$((RUNS / 5))
+cold=${COLD:-$((RUNS / 5))}
 warm=$((RUNS - cold))
 started=$SECONDS
 # Cold first: the machine's first runs, when opening the cards takes longest.
