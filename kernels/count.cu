@@ -324,9 +324,6 @@ __device__ __forceinline__ void count_all(
     unsigned int base = home_address();
     unsigned int sp = base;
     const unsigned int full = window_end(window, wide, stride);
-    // The spill area is kept from one count to the next, laid out by its own capacity: the
-    // count of this thread's spilled entries starts at none, whatever lies there.
-    if (window) *(unsigned int*)(spill_area(spill, capacity) + capacity * blockDim.x) = 0;
     // This lane found the prefixes used up.
     bool exhausted = false;
     // In the due-column and uniform loops, ptxas reloaded the stride from the parameters at

@@ -227,8 +227,8 @@ impl Device {
         let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(stack.block, stack.shared, None).map_err(failed)?;
         let grid = self.multiprocessors * per_sm.max(1);
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (stack.block, 1, 1), shared_mem_bytes: stack.shared as u32 };
-        // The stack entries that leave the threads' windows, kept from one count to the next
-        // whatever its shape: each thread clears its own count of them at launch.
+        // The stack entries that leave the threads' windows: zeroed when made, and every
+        // launch leaves it so.
         let stream = self.streams.iter().position(|x| Arc::ptr_eq(x, s)).expect("a stream of this device");
         let mut cached = self.spills[stream].lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let words = stack.spill_bytes(grid) / 4;

