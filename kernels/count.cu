@@ -12,11 +12,7 @@
 //   earlier launches leave out: their tails overlap the next launch.
 // - The explicit stack lives in shared memory, laid out [level][thread] so that the lanes
 //   of a warp touch consecutive 16-byte words (no bank conflicts). It holds only the rows
-//   that still have cells to try, so an entry is all of a row's state: a step back may
-//   skip rows, whose queens it could not restore. Where a board's deepest stacks would
-//   leave an SM room for too few blocks, each thread keeps only its top entries there (its
-//   window) and the older ones in global memory: stacks that deep are rare, and the window
-//   is tended between passes (stack_upkeep), so a pass pays one compare for it.
+//   that still have cells to try.
 // - The last two rows are counted in closed form (see last_two_rows), as on the CPU.
 // - Counts are 64-bit; each thread sums its own, warp shuffles and one atomic per warp
 //   reduce them.
@@ -71,8 +67,8 @@ __device__ __forceinline__ unsigned int next_cells(uint4 row, unsigned int cols,
     return DUE ? narrowed(avail, row.y & ~cols) : avail;
 }
 
-// Helpers written in PTX. tests/suite/kernel/host.cpp defines NQUEEN_HOST and its own
-// versions of them, to run the kernel on the CPU.
+// Helpers written in PTX. tests/kernel/host.cpp defines NQUEEN_HOST and its own versions
+// of them, to run the kernel on the CPU.
 #ifndef NQUEEN_HOST
 // `v` kept in a register: for a value the loop compares with on every pass, ptxas
 // otherwise reloads it from the parameters and recomputes it each time.
@@ -102,24 +98,6 @@ __device__ __forceinline__ uint4 row_load(const uint4* p) {
 }
 __device__ __forceinline__ void stack_store(unsigned int a, uint4 s) {
     asm volatile("st.shared.v4.u32 [%0], {%1,%2,%3,%4};" :: "r"(a), "r"(s.x), "r"(s.y), "r"(s.z), "r"(s.w) : "memory");
-}
-// One word of a stack entry, for stack_upkeep, which moves entries a word at a time.
-__device__ __forceinline__ unsigned int stack_word(unsigned int a) {
-    unsigned int w;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w) : "r"(a) : "memory");
-    return w;
-}
-__device__ __forceinline__ void stack_word_store(unsigned int a, unsigned int w) {
-    asm volatile("st.shared.u32 [%0], %1;" :: "r"(a), "r"(w) : "memory");
-}
-// The row being searched, kept in global memory while stack_upkeep runs.
-__device__ __forceinline__ void stash_store(uint4* p, uint4 s) {
-    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(p), "r"(s.x), "r"(s.y), "r"(s.z), "r"(s.w) : "memory");
-}
-__device__ __forceinline__ uint4 stash_load(const uint4* p) {
-    uint4 s;
-    asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(s.x), "=r"(s.y), "=r"(s.z), "=r"(s.w) : "l"(p) : "memory");
-    return s;
 }
 __device__ __forceinline__ unsigned int lane_bit() {
     unsigned int m;
@@ -185,78 +163,6 @@ __device__ __forceinline__ void share_work(
     __syncwarp(FULL_WARP);
 }
 
-// Where a thread's window is full. Each thread keeps `window` entries in shared memory, and
-// the first `wide` threads one more (so that the windows can fill the shared memory an
-// occupancy allows): the windows are the stack's first window * stride + wide * 16 bytes,
-// and a thread's window is full exactly when its next entry would lie at or past them. ~0
-// where the host gives the whole stack (`window` 0).
-__device__ __forceinline__ unsigned int window_end(unsigned int window, unsigned int wide, unsigned int stride) {
-    return window ? stack_address(stack) + window * stride + wide * 16u : 0xffffffffu;
-}
-
-// This thread's spill area: `spill` is [block][slot][thread], and a thread's slots are its
-// entries that left the window, `capacity` of them at most, oldest first, then how many
-// there are (in the slot's first word), then room for the row being searched while
-// stack_upkeep runs. Slot i is at area[i * blockDim.x].
-__device__ __forceinline__ uint4* spill_area(uint4* spill, unsigned int capacity) {
-    return spill + (size_t)blockIdx.x * (capacity + 2) * blockDim.x + threadIdx.x;
-}
-
-// Whether this thread has entries in global memory; never where the whole stack fits.
-__device__ __forceinline__ bool spilled_any(unsigned int window, const uint4* area, unsigned int capacity) {
-    return window != 0 && *(const unsigned int*)(area + capacity * blockDim.x) != 0;
-}
-
-// Tends a thread's window (its stack entries from `base` up to `sp`, a stack address) at
-// the top of a pass, and returns the new sp: a full window, where a step down could not be
-// kept, keeps its top entries but one (the pass may step back into them) moved down to the
-// thread's first entry, and hands the others to global memory after those there; an empty
-// one, with a step back to take, gets as many back as it keeps but one, so that the next
-// step down does not fill it again. Entries move a word at a time: the code fits in the
-// registers the counting loop leaves it. Called rarely (see examples/stack_model.rs).
-__device__ __forceinline__ unsigned int stack_upkeep(
-    unsigned int sp, unsigned int base, unsigned int stride, unsigned int window, uint4* area, unsigned int capacity)
-{
-    const unsigned int home = home_address();
-    // Entries every thread's window holds, but one (the host makes `window` at least 3).
-    const unsigned int keep = window - 1;
-    unsigned int* const words = (unsigned int*)area;
-    unsigned int* const count = words + 4 * capacity * blockDim.x;
-    unsigned int spilled = *count;
-    // A window tended with entries in it is full; an empty one takes entries back.
-    if (sp != base) {
-        const unsigned int top = sp, kept = top - keep * stride;
-        unsigned int a = base;
-        for (; a < kept; a += stride, ++spilled)
-            for (unsigned int w = 0; w < 4; ++w) words[4 * spilled * blockDim.x + w] = stack_word(a + 4 * w);
-        for (sp = home; a < top; a += stride, sp += stride)
-            for (unsigned int w = 0; w < 4; ++w) stack_word_store(sp + 4 * w, stack_word(a + 4 * w));
-    } else {
-        // The newest of them come back, oldest first: `spilled` counts up through them, and
-        // then back (a second counter took a register).
-        const unsigned int back = min(spilled, keep - 1);
-        spilled -= back;
-        for (sp = home; sp < home + back * stride; sp += stride, ++spilled)
-            for (unsigned int w = 0; w < 4; ++w) stack_word_store(sp + 4 * w, words[4 * spilled * blockDim.x + w]);
-        spilled -= back;
-    }
-    *count = spilled;
-    return sp;
-}
-
-// stack_upkeep, while the row being searched (avail, cols, ld, rd) waits in global memory:
-// its registers are the upkeep's.
-__device__ __forceinline__ void tend_window(
-    unsigned int& sp, unsigned int base, unsigned int stride, unsigned int window, uint4* area, unsigned int capacity,
-    unsigned int& avail, unsigned int& cols, unsigned int& ld, unsigned int& rd)
-{
-    uint4* stash = area + (capacity + 1) * blockDim.x;
-    stash_store(stash, make_uint4(avail, cols, ld, rd));
-    sp = stack_upkeep(sp, base, stride, window, area, capacity);
-    const uint4 s = stash_load(stash);
-    avail = s.x; cols = s.y; ld = s.z; rd = s.w;
-}
-
 // How an entry point reads the rows below the prefixes (see the list at the top).
 enum RowKind { ROWS_PLAIN, ROWS_DUE, ROWS_UNIFORM };
 
@@ -297,11 +203,7 @@ __device__ __forceinline__ void count_all(
     int depth,
     unsigned int* next_prefix,                 // the shared work counter, zero at launch
     unsigned long long* totals,                // [0] weighted solutions, [1] nodes, [2] set on a wrap
-    unsigned int stride,                       // bytes from a thread's stack entry to its next
-    unsigned int window,                       // entries a thread keeps in shared memory; 0: all
-    unsigned int wide,                         // threads that keep one more (see window_end)
-    uint4* spill,                              // the others: see spill_area
-    unsigned int capacity)
+    unsigned int stride)                       // bytes from a thread's stack entry to its next
 {
     constexpr bool DUE = KIND == ROWS_DUE, UNIFORM = KIND == ROWS_UNIFORM;
     // In a register: ptxas otherwise reloads it from the parameters on every pass.
@@ -318,12 +220,11 @@ __device__ __forceinline__ void count_all(
     unsigned int uniform_cells = 0;             // UNIFORM: every row's free cells below the prefix
     // This thread's next free stack entry, a 32-bit shared address moved by `stride` bytes
     // (passed in, not read from blockDim): fewer instructions than indexing from the row.
-    // The window holds the entries from base up to sp: it is empty when sp is back at base;
+    // The stack holds the entries from base up to sp: it is empty when sp is back at base;
     // no separate count of entries is kept. Only share_work moves base, up past an entry
-    // it gives away, and stack_upkeep, back to the first entry.
+    // it gives away.
     unsigned int base = home_address();
     unsigned int sp = base;
-    const unsigned int full = window_end(window, wide, stride);
     // This lane found the prefixes used up.
     bool exhausted = false;
     // In the due-column and uniform loops, ptxas reloaded the stride from the parameters at
@@ -331,36 +232,26 @@ __device__ __forceinline__ void count_all(
     // instructions fewer; in the plain loop it made the code longer).
     if (DUE || UNIFORM) stride = (unsigned int)in_register((int)(stride ^ 1u)) ^ 1u;
 
-    // A pass of the search each turn, after a new prefix or the window's upkeep where the
-    // lane needs one: a branch the other lanes wait out. With SHARE, the passes run in an
-    // inner loop, which the whole warp leaves on a vote to come here.
     for (;;) {
-        uint4* area = spill_area(spill, capacity);
-        if (!SHARE && ((avail | (sp ^ base)) == 0 || sp >= full)) {
-            // The window is full, or empty with no row left: then entries in global memory
-            // come back, or else a new prefix. (sp >= full is the one compare the window
-            // adds to a pass.)
-            if ((avail | (sp ^ base)) != 0 || spilled_any(window, area, capacity)) {
-                tend_window(sp, base, stride, window, area, capacity, avail, cols, ld, rd);
-            } else {
-                bool done = false;
-                do {
-                    solutions += weight * sub;
-                    sub = 0;
-                    const unsigned int i = atomicAdd(next_prefix, 1u);
-                    if (i >= num_prefixes) { done = true; break; }
-                    if (start_prefix<KIND>(prefixes[i], rows_all, weights, n, depth, rows, weight, sub, avail, cols, ld, rd, uniform_cells)) continue;
-                } while (avail == 0);
-                if (done) break;
-            }
-        } else if (SHARE) {
-            // With SHARE, the whole warp comes here together when any of its lanes needs
-            // work or upkeep; once the prefixes are used up, lanes with no work take some
-            // from the others, and the warp ends once none has any left.
-            if (sp >= full || ((avail | (sp ^ base)) == 0 && spilled_any(window, area, capacity))) {
-                tend_window(sp, base, stride, window, area, capacity, avail, cols, ld, rd);
-                base = home_address();
-            }
+        // A new prefix when this one is done, then a step back when the row is used up:
+        // two flat tests, so that the compiler predicates the step back instead of
+        // branching around it (as arms of one `if (avail == 0)`, the step back sat in a
+        // divergent branch).
+        if (!SHARE && (avail | (sp ^ base)) == 0) {
+            bool done = false;
+            do {
+                solutions += weight * sub;
+                sub = 0;
+                const unsigned int i = atomicAdd(next_prefix, 1u);
+                if (i >= num_prefixes) { done = true; break; }
+                if (start_prefix<KIND>(prefixes[i], rows_all, weights, n, depth, rows, weight, sub, avail, cols, ld, rd, uniform_cells)) continue;
+            } while (avail == 0);
+            if (done) break;
+        }
+        // With SHARE, the whole warp comes here together when any of its lanes needs work;
+        // once the prefixes are used up, such lanes take work from the others, and the warp
+        // ends once none has any left.
+        if (SHARE && __any_sync(FULL_WARP, (avail | (sp ^ base)) == 0)) {
             if ((avail | (sp ^ base)) == 0) {
                 while (!exhausted) {
                     solutions += weight * sub;
@@ -384,57 +275,51 @@ __device__ __forceinline__ void count_all(
                 sub = 0;
                 share_work(hungry, stride, base, sp, avail, cols, ld, rd, rows_all, rows, weight);
                 if (UNIFORM) uniform_cells = rows[depth].x;
+                if ((avail | (sp ^ base)) == 0) continue;
             }
         }
-        // The search. Every pass starts on a row with cells left or a kept row to step back
-        // to, and a window with room for a step down: the code above saw to it. A step back
-        // is predicated, not branched around (as arms of one `if (avail == 0)`, the step
-        // back sat in a divergent branch).
-        do {
-            // A lane that got no work above sits out the warp's pass.
-            if (SHARE && (avail | (sp ^ base)) == 0) continue;
-            if (avail == 0) {
-                // Only rows with cells left are kept, so one step up always lands on a cell
-                // to try: no lane loops back up several rows while the others wait.
-                sp -= stride;
-                const uint4 s = stack_load(sp);
-                avail = s.x; cols = s.y; ld = s.z; rd = s.w;
-            }
-            // Lowest set bit: two's complement leaves only it in common with avail.
-            const unsigned int bit = avail & (0u - avail);
-            avail ^= bit;
-            nodes += 1.0;
-            const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
-            // The next two rows' cells after this queen: at row n-3 they are the last two
-            // rows, counted in closed form; above it, the next row's cells and a
-            // look-ahead. One load brings the next three rows.
-            // Each filled row holds one queen, so the next row is the number of columns
-            // taken: no row counter to keep (1 to 2 loop instructions).
-            const int next_row = (int)__popc(nc);
-            const uint4 r1 = UNIFORM ? make_uint4(uniform_cells, 0u, uniform_cells, uniform_cells) : row_load(rows + next_row);
-            const unsigned int x1 = r1.x & ~(nc | nl | nr);
-            const unsigned int m2 = r1.z & ~(nc | (nl << 1) | (nr >> 1));
-            if (next_row == last2) {
-                sub += last_two_rows(x1, m2);
-                continue;
-            }
-            // Look two rows further before going down: a queen that leaves one of them no
-            // cell would cost passes to find out. Here row + 3 <= n - 1. A third row of
-            // look-ahead costs more than it saves.
-            const unsigned int m3 = r1.w & ~(nc | (nl << 2) | (nr >> 2));
-            if ((m2 == 0) | (m3 == 0)) continue;
-            // A row with no cells left is not kept: the search would only come back to it
-            // to leave it again, and lanes backing up through such rows in a loop waited on
-            // the one that backed up furthest. Written always and kept only with cells
-            // left: no branch. Within the window, which the outer loop leaves room in.
-            stack_store(sp, make_uint4(avail, cols, ld, rd));
-            const bool keep = avail != 0;
-            sp += keep ? stride : 0u;
-            cols = nc; ld = nl; rd = nr;
-            // The next row's cells are x1: narrowing them is cheaper than reading the row
-            // again through next_cells.
-            avail = DUE ? narrowed_late(x1, r1.y & ~cols) : x1;
-        } while (SHARE && !__any_sync(FULL_WARP, (avail | (sp ^ base)) == 0 || sp >= full));
+        if (avail == 0) {
+            // Only rows with cells left are kept, so one step up always lands on a cell
+            // to try: no lane loops back up several rows while the others wait.
+            sp -= stride;
+            const uint4 s = stack_load(sp);
+            avail = s.x; cols = s.y; ld = s.z; rd = s.w;
+        }
+        // Lowest set bit: two's complement leaves only it in common with avail.
+        const unsigned int bit = avail & (0u - avail);
+        avail ^= bit;
+        nodes += 1.0;
+        const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
+        // The next two rows' cells after this queen: at row n-3 they are the last two
+        // rows, counted in closed form; above it, the next row's cells and a look-ahead.
+        // One load brings the next three rows.
+        // Each filled row holds one queen, so the next row is the number of columns taken:
+        // no row counter to keep (1 to 2 loop instructions).
+        const int next_row = (int)__popc(nc);
+        const uint4 r1 = UNIFORM ? make_uint4(uniform_cells, 0u, uniform_cells, uniform_cells) : row_load(rows + next_row);
+        const unsigned int x1 = r1.x & ~(nc | nl | nr);
+        const unsigned int m2 = r1.z & ~(nc | (nl << 1) | (nr >> 1));
+        if (next_row == last2) {
+            sub += last_two_rows(x1, m2);
+            continue;
+        }
+        // Look two rows further before going down: a queen that leaves one of them no cell
+        // would cost passes to find out. Here row + 3 <= n - 1. A third row of look-ahead
+        // costs more than it saves.
+        const unsigned int m3 = r1.w & ~(nc | (nl << 2) | (nr >> 2));
+        if ((m2 == 0) | (m3 == 0)) continue;
+        // A row with no cells left is not kept: the search would only come back to it
+        // to leave it again, and lanes backing up through such rows in a loop waited on
+        // the one that backed up furthest. Written always and kept only with cells left:
+        // no branch. Within bounds, since a step down comes from row n-4 at most, with at
+        // most n-4-depth rows kept.
+        stack_store(sp, make_uint4(avail, cols, ld, rd));
+        const bool keep = avail != 0;
+        sp += keep ? stride : 0u;
+        cols = nc; ld = nl; rd = nr;
+        // The next row's cells are x1: narrowing them is cheaper than reading the row again
+        // through next_cells.
+        avail = DUE ? narrowed_late(x1, r1.y & ~cols) : x1;
     }
 
     // Reduction: warp shuffles, then one atomic per warp into the totals. A launch's
@@ -449,19 +334,14 @@ __device__ __forceinline__ void count_all(
     }
 }
 
-// The counting entry points, one per RowKind; src/gpu/module.rs picks one per plan. Blocks
-// of at most 128 threads, and 16 of them an SM: ptxas keeps to 32 registers a thread, which
-// the stack's shared memory is sized for (src/gpu/launch.rs); left free, it took 40 for the
-// window's upkeep.
+// The counting entry points, one per RowKind; src/gpu/module.rs picks one per plan.
 #define COUNTER(name, kind, share)                                                                          \
-    extern "C" __global__ void __launch_bounds__(128, 16) name(                                       \
+    extern "C" __global__ void __launch_bounds__(256) name(                                           \
         const Prefix* __restrict__ prefixes, unsigned int num_prefixes, const uint4* __restrict__ rows_all, \
         const unsigned long long* __restrict__ weights, int n, int depth, unsigned int* next_prefix,  \
-        unsigned long long* totals, unsigned int stride, unsigned int window, unsigned int wide, uint4* spill,        \
-        unsigned int capacity)                                                                        \
+        unsigned long long* totals, unsigned int stride)                                              \
     {                                                                                                 \
-        count_all<kind, share>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride, window, wide, \
-                               spill, capacity);                                                      \
+        count_all<kind, share>(prefixes, num_prefixes, rows_all, weights, n, depth, next_prefix, totals, stride); \
     }
 COUNTER(count_prefixes, ROWS_PLAIN, false)
 COUNTER(count_prefixes_due, ROWS_DUE, false)

@@ -22,7 +22,7 @@ mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
 pub use count::{CountError, GpuTally, Units, BATCH_CAP};
-pub use launch::{row_windows, stack_budget, StackShape, STACK_BLOCKS};
+pub use launch::{block_shape, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
@@ -140,13 +140,6 @@ struct Device {
     /// The kernel's entry points, indexed by [`EntryPoint::number`].
     kernels: Vec<CudaFunction>,
     multiprocessors: u32,
-    /// Shared bytes the counting kernels may give their stacks a block (see
-    /// [`launch::stack_budget`]).
-    stack_budget: usize,
-    /// Per stream, the global memory its kernels' stacks last needed (see
-    /// [`launch::StackShape::spill_bytes`]), kept for the next count: all zero between
-    /// launches, and a board's own would cost each board an allocation.
-    spills: Vec<std::sync::Mutex<Option<memory::Buffer<u32>>>>,
 }
 
 /// The opened GPUs, ready to count.
@@ -225,17 +218,11 @@ impl Device {
         memory::untracked(&ctx);
         let name = ctx.name().map_err(driver_err)?;
         let uuid = card_uuid(&ctx.uuid().map_err(driver_err)?.bytes.map(|b| b as u8));
-        use cudarc::driver::sys::CUdevice_attribute as Attribute;
-        let attribute = |a: Attribute| ctx.attribute(a).map_err(driver_err);
-        let multiprocessors = attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
-        let stack_budget = launch::stack_budget_here(
-            attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as usize,
-            attribute(Attribute::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)? as usize,
-        );
+        let multiprocessors =
+            ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(driver_err)? as u32;
         let kernels = module::load_kernels(&ctx)?;
         let streams = (0..STREAMS_PER_DEVICE).map(|_| ctx.new_stream()).collect::<Result<_, _>>().map_err(driver_err)?;
-        let spills = (0..STREAMS_PER_DEVICE).map(|_| std::sync::Mutex::new(None)).collect();
-        Ok(Device { ordinal, name, uuid, streams, kernels, multiprocessors, stack_budget, spills })
+        Ok(Device { ordinal, name, uuid, streams, kernels, multiprocessors })
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
 
-use super::launch::{expand_cfg, offsets, row_windows, StackShape, STACK_ENTRY};
+use super::launch::{block_shape, expand_cfg, offsets, row_windows, STACK_ENTRY};
 use super::memory::Buffer;
 use super::module::{self, EntryPoint};
 use super::{driver_err, Device, Gpu, GpuError};
@@ -223,23 +223,13 @@ impl Device {
         let kernel = &self.kernels[work.entry_point.number()];
         let sharing = &self.kernels[work.entry_point.shared_number()];
         let expand = &self.kernels[module::EXPAND];
-        let stack = StackShape::new(plan.n, depth, self.stack_budget);
-        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(stack.block, stack.shared, None).map_err(failed)?;
+        let (block, shared) = block_shape(plan.n, depth);
+        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(failed)?;
         let grid = self.multiprocessors * per_sm.max(1);
-        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (stack.block, 1, 1), shared_mem_bytes: stack.shared as u32 };
-        // The stack entries that leave the threads' windows: zeroed when made, and every
-        // launch leaves it so.
-        let stream = self.streams.iter().position(|x| Arc::ptr_eq(x, s)).expect("a stream of this device");
-        let mut cached = self.spills[stream].lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let words = stack.spill_bytes(grid) / 4;
-        if cached.as_ref().is_none_or(|b| b.len() < words) {
-            *cached = None;
-            *cached = Some(Buffer::<u32>::zeroed(s, words).map_err(failed)?);
-        }
-        let spill = cached.as_mut().expect("made above");
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let (n, base_depth, extra, depth) = (plan.n as i32, work.roots.depth as i32, deeper.extra as i32, depth as i32);
         // Bytes from one stack entry of a thread to its next: the stack is [entry][thread].
-        let stack_stride = stack.block * STACK_ENTRY as u32;
+        let stack_stride = block * STACK_ENTRY as u32;
         let mut tally = Tally::default();
         let mut prefixes = 0u64;
         let mut busy = Vec::new();
@@ -287,14 +277,9 @@ impl Device {
                 .arg(&depth)
                 .arg(&mut *next)
                 .arg(&mut *totals)
-                .arg(&stack_stride)
-                .arg(&stack.window)
-                .arg(&stack.wide)
-                .arg(&mut **spill)
-                .arg(&stack.capacity);
+                .arg(&stack_stride);
             // SAFETY: the arguments match the kernel's signature in kernels/count.cu, and
-            // every buffer holds as many elements as the kernel is told; `spill` holds the
-            // spill area of every thread of the grid (StackShape::spill_bytes).
+            // every buffer holds as many elements as the kernel is told.
             unsafe { launch.launch(cfg) }.map_err(failed)?;
             s.synchronize().map_err(failed)?;
             busy.push((started, Instant::now()));

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use crate::common::{a000170, count_plan, have, oracle, random_board, skip_missing_tool, Rng};
 use nqueen::board::Board;
-use nqueen::gpu::{stack_budget, EntryPoint, StackShape, STACK_BLOCKS};
+use nqueen::gpu::EntryPoint;
 use nqueen::plan::Plan;
 use nqueen::prefix::{self, Deeper, Prefix, Prefixes};
 
@@ -42,22 +42,8 @@ struct Run {
     solutions: u64,
     /// Roots whose expansion did not yield the number of prefixes the host counted.
     mismatches: u64,
-    /// The most stack entries a thread had in global memory at once.
-    spilled: u64,
     /// The expanded prefixes, when asked for.
     prefixes: Vec<Prefix>,
-}
-
-/// How the GPU backend keeps the stacks of `plan`'s prefixes `depth` rows deep on an H100
-/// or H200 (228 KB of shared memory an SM, 1 KB of it reserved a block).
-fn hopper_stack(plan: &Plan, depth: usize) -> StackShape {
-    StackShape::new(plan.n, depth, stack_budget(228 * 1024, 1024, STACK_BLOCKS))
-}
-
-/// A stack whose threads keep `entries` entries in shared memory, and one more for the
-/// first `wide` of them: the rest of a deep stack goes to global memory.
-fn window_of(plan: &Plan, depth: usize, entries: usize, wide: usize) -> StackShape {
-    StackShape::new(plan.n, depth, (128 * entries + wide) * 16)
 }
 
 /// How a launch's lanes end: each on its own, or taking work from the others of its warp
@@ -71,7 +57,7 @@ enum Lanes {
 /// Expands `base` by `deeper` with the kernel's expand_prefixes, as the GPU backend does,
 /// and counts the result with the entry point the GPU backend would pick for `plan`, in
 /// the form `lanes` says.
-fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, lanes: Lanes, stack: StackShape, print: bool) -> Run {
+fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, lanes: Lanes, print: bool) -> Run {
     let mut input = format!("{} {} {}\n", plan.n, base.depth, plan.boards.len());
     for window in nqueen::gpu::row_windows(plan) {
         input += &format!("{window} ");
@@ -85,16 +71,7 @@ fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, lanes:
         Lanes::Alone => entry.number(),
         Lanes::Sharing => entry.shared_number(),
     };
-    assert_eq!(stack.block, 128, "the kernel's host runs blocks of 128 threads");
-    input += &format!(
-        "\n{entry} {} {} {} {} {} {}\n",
-        deeper.extra,
-        u8::from(print),
-        stack.window,
-        stack.wide,
-        stack.capacity,
-        base.items.len()
-    );
+    input += &format!("\n{entry} {} {} {}\n", deeper.extra, u8::from(print), base.items.len());
     for (p, k) in base.items.iter().zip(&deeper.per_root) {
         input += &format!("{} {} {} {} {k}\n", p.board, p.cols, p.ld, p.rd);
     }
@@ -105,15 +82,14 @@ fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, lanes:
     let text = String::from_utf8_lossy(&out.stdout);
     let mut numbers = text.split_whitespace().map(|x| x.parse::<u64>().expect("a number"));
     let mut next = || numbers.next().expect("a number");
-    let (solutions, _nodes, mismatches, wrapped, spilled) = (next(), next(), next(), next(), next());
+    let (solutions, _nodes, mismatches, wrapped) = (next(), next(), next(), next());
     assert_eq!(wrapped, 0, "the kernel's sum wrapped");
-    assert!(spilled <= u64::from(stack.capacity), "{spilled} entries spilled, room for {}", stack.capacity);
     let prefixes = if print {
         (0..deeper.total()).map(|_| Prefix { board: next() as u32, cols: next() as u32, ld: next() as u32, rd: next() as u32 }).collect()
     } else {
         Vec::new()
     };
-    Run { solutions, mismatches, spilled, prefixes }
+    Run { solutions, mismatches, prefixes }
 }
 
 /// The kernel's count of `plan` from at least `roots` roots expanded to at least `prefixes`
@@ -122,8 +98,7 @@ fn run_kernel(host: &Path, plan: &Plan, base: &Prefixes, deeper: &Deeper, lanes:
 fn kernel_count(host: &Path, plan: &Plan, roots: usize, prefixes: usize) -> u64 {
     let base = prefix::expand(plan, roots);
     let deeper = prefix::deeper(plan, &base, prefixes);
-    let stack = hopper_stack(plan, base.depth + deeper.extra);
-    let [alone, sharing] = [Lanes::Alone, Lanes::Sharing].map(|lanes| run_kernel(host, plan, &base, &deeper, lanes, stack, false));
+    let [alone, sharing] = [Lanes::Alone, Lanes::Sharing].map(|lanes| run_kernel(host, plan, &base, &deeper, lanes, false));
     assert_eq!((alone.mismatches, sharing.mismatches), (0, 0));
     assert_eq!(alone.solutions, sharing.solutions, "lanes sharing work count otherwise");
     alone.solutions
@@ -163,8 +138,7 @@ fn the_kernel_agrees_with_the_oracle_on_random_boards() {
             let deeper = prefix::deeper(&plan, &base, prefixes);
             used[EntryPoint::for_plan(&plan, base.depth + deeper.extra).number()] += 1;
             let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
-            let stack = hopper_stack(&plan, base.depth + deeper.extra);
-            let run = run_kernel(host, &plan, &base, &deeper, lanes, stack, false);
+            let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
             assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board);
         }
     }
@@ -192,8 +166,7 @@ fn the_uniform_entry_point_counts_boards_with_obstacles_only_above_the_prefixes(
         assert_eq!(EntryPoint::for_plan(&plan, base.depth + deeper.extra), EntryPoint::Uniform, "case {case}");
         let want = oracle(&board);
         let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
-        let stack = hopper_stack(&plan, base.depth + deeper.extra);
-        let run = run_kernel(host, &plan, &base, &deeper, lanes, stack, false);
+        let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
         assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}\n{}", board);
         checked += usize::from(want > 0);
     }
@@ -212,69 +185,9 @@ fn the_kernel_counts_deep_searches_on_large_sparse_boards() {
         assert!(base.depth <= 1);
         let deeper = prefix::deeper(&plan, &base, 1);
         let want = count_plan(&plan, 1000);
-        let stack = hopper_stack(&plan, base.depth + deeper.extra);
-        assert!(stack.window != 0, "n={n}: stacks this deep have a window");
         for lanes in [Lanes::Alone, Lanes::Sharing] {
-            let run = run_kernel(host, &plan, &base, &deeper, lanes, stack, false);
+            let run = run_kernel(host, &plan, &base, &deeper, lanes, false);
             assert_eq!(run.solutions, want, "n={n}, {lanes:?}\n{}", board);
-            assert!(run.spilled > 0, "n={n}, {lanes:?}: no entry left the window");
-        }
-    }
-}
-
-#[test]
-fn stacks_partly_in_global_memory_count_as_whole_ones() {
-    // Windows of 3 to 5 entries a thread (the first threads one more), on random boards
-    // searched from shallow prefixes: entries go to global memory and back, and with
-    // shared lanes, a lane gives away the bottom of its window while older entries wait in
-    // global memory.
-    let Some(host) = host("stacks_partly_in_global_memory_count_as_whole_ones") else { return };
-    let mut rng = Rng::new(31);
-    let (mut spilled, mut used) = (0, [0; 3]);
-    for case in 0..60 {
-        let n = rng.range(9, 13);
-        let density = rng.range(0, 30) as f64 / 100.0;
-        let board = random_board(&mut rng, n, density);
-        let want = oracle(&board);
-        let plan = [Plan::plain(&board), Plan::optimized(&board), Plan::optimized(&board).turned()][case % 3].clone();
-        let (roots, prefixes) = [(1, 1), (1, 40), (10, 10), (1, 300)][case % 4];
-        let base = prefix::expand(&plan, roots);
-        let deeper = prefix::deeper(&plan, &base, prefixes);
-        let depth = base.depth + deeper.extra;
-        used[EntryPoint::for_plan(&plan, depth).number()] += 1;
-        let (entries, wide) = [(3, 0), (3, 40), (4, 0), (5, 100)][case % 4];
-        let stack = window_of(&plan, depth, entries, wide);
-        let lanes = if case % 2 == 0 { Lanes::Alone } else { Lanes::Sharing };
-        let run = run_kernel(host, &plan, &base, &deeper, lanes, stack, false);
-        assert_eq!((run.solutions, run.mismatches), (want, 0), "case {case}: n={n}, {stack:?}, {lanes:?}\n{}", board);
-        spilled += usize::from(run.spilled > 0);
-    }
-    assert!(spilled >= 30, "only {spilled} of 60 counts had entries in global memory");
-    assert!(used.iter().all(|&u| u >= 5), "plans per entry point (plain, due, uniform): {used:?}");
-}
-
-#[test]
-fn a_board_of_32_searched_from_its_first_row_keeps_most_of_its_stack_in_global_memory() {
-    // A solution of the empty 32x32 board and a few random cells more in each row: a small
-    // tree, but stacks of up to 29 rows, the deepest the kernel can be given.
-    let Some(host) = host("a_board_of_32_searched_from_its_first_row_keeps_most_of_its_stack_in_global_memory") else { return };
-    let solution = [0, 2, 4, 1, 3, 8, 10, 12, 14, 5, 17, 23, 25, 29, 24, 30, 27, 31, 26, 28, 15, 18, 9, 7, 16, 11, 20, 6, 13, 22, 19, 21];
-    let mut rng = Rng::new(3);
-    let extra: Vec<Vec<usize>> = (0..32).map(|_| (0..4).map(|_| rng.range(0, 31)).collect()).collect();
-    let board = Board::from_fn(32, |r, c| c == solution[r] || extra[r].contains(&c)).unwrap();
-    let plan = Plan::plain(&board);
-    let want = count_plan(&plan, 1000);
-    assert!(want >= 1);
-    let base = prefix::expand(&plan, 1);
-    let deeper = prefix::deeper(&plan, &base, 1);
-    let depth = base.depth + deeper.extra;
-    assert!(depth <= 1);
-    for stack in [hopper_stack(&plan, depth), window_of(&plan, depth, 3, 64)] {
-        assert!(stack.capacity >= 23, "{stack:?}");
-        for lanes in [Lanes::Alone, Lanes::Sharing] {
-            let run = run_kernel(host, &plan, &base, &deeper, lanes, stack, false);
-            assert_eq!(run.solutions, want, "{stack:?}, {lanes:?}");
-            assert!(run.spilled >= 8, "{stack:?}, {lanes:?}: at most {} entries in global memory", run.spilled);
         }
     }
 }
@@ -294,7 +207,7 @@ fn the_kernel_expands_roots_into_the_prefixes_the_host_would_make() {
             want = want.iter().flat_map(|p| columns(p.avail(&plan, row)).map(move |bit| p.place(bit))).collect();
         }
         assert_eq!(want.len() as u64, deeper.total());
-        let run = run_kernel(host, &plan, &base, &deeper, Lanes::Alone, hopper_stack(&plan, base.depth + deeper.extra), true);
+        let run = run_kernel(host, &plan, &base, &deeper, Lanes::Alone, true);
         assert_eq!(run.mismatches, 0);
         assert_eq!(run.prefixes, want);
         assert!(run.prefixes.iter().all(|p| p.cols.count_ones() as usize == base.depth + deeper.extra));
@@ -314,6 +227,5 @@ fn an_expansion_that_disagrees_with_the_hosts_counts_is_reported() {
     let mut deeper = prefix::deeper(&plan, &base, 200);
     deeper.per_root[0] += 1;
     deeper.per_root[3] -= 1;
-    let stack = hopper_stack(&plan, base.depth + deeper.extra);
-    assert_eq!(run_kernel(host, &plan, &base, &deeper, Lanes::Alone, stack, false).mismatches, 2);
+    assert_eq!(run_kernel(host, &plan, &base, &deeper, Lanes::Alone, false).mismatches, 2);
 }

@@ -9,15 +9,12 @@
 //
 // Reads from stdin: n depth boards, each board's n row windows as the kernel reads them
 // (free, due, the next two rows' free: see row_windows in src/gpu/launch.rs), the weights,
-// the entry point (0 count_prefixes, 1 count_prefixes_due, 2 count_prefixes_uniform, 3 to 5
-// the same whose lanes share work: see EntryPoint in src/gpu/module.rs), the rows to expand
-// the roots by, whether to print the expanded prefixes (0 or 1), the stack's shape (the
-// kernel's `window`, `wide` and `capacity`: see StackShape in src/gpu/launch.rs), the root
-// count, then each root as board cols ld rd and how many prefixes it expands to.
-// Expands the roots with expand_prefixes, counts the result with one block of 128 threads,
-// and prints the weighted solutions, the nodes, the mismatches, whether the sum wrapped
-// and the most entries any thread had in global memory, then the prefixes as board cols ld
-// rd if asked.
+// the entry point (0 count_prefixes, 1 count_prefixes_due, 2 count_prefixes_uniform, 3 to 5 the
+// same whose lanes share work: see EntryPoint in src/gpu/module.rs), the rows
+// to expand the roots by, whether to print the expanded prefixes (0 or 1), the root count,
+// then each root as board cols ld rd and how many prefixes it expands to. Expands the roots
+// with expand_prefixes, counts the result with one block of 128 threads, and prints the weighted solutions, the nodes, the mismatches and
+// whether the sum wrapped, then the prefixes as board cols ld rd if asked.
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -29,7 +26,7 @@
 #define __global__
 #define __restrict__
 #define __shared__
-#define __launch_bounds__(...)
+#define __launch_bounds__(threads)
 
 struct uint4 { unsigned int x, y, z, w; };
 static uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) { return {x, y, z, w}; }
@@ -140,17 +137,6 @@ static unsigned int stack_address(const uint4* p) { return static_cast<unsigned 
 static uint4 stack_load(unsigned int a) { return stack[a / sizeof(uint4)]; }
 static void stack_store(unsigned int a, uint4 s) { stack[a / sizeof(uint4)] = s; }
 static uint4 row_load(const uint4* p) { return *p; }
-static unsigned int stack_word(unsigned int a) { return reinterpret_cast<const unsigned int*>(stack)[a / 4]; }
-static void stack_word_store(unsigned int a, unsigned int w) { reinterpret_cast<unsigned int*>(stack)[a / 4] = w; }
-// The row being searched waits in the slot after the count of spilled entries: each time
-// it comes back, the most entries any thread has had in global memory is noted.
-static unsigned int most_spilled;
-static void stash_store(uint4* p, uint4 s) { *p = s; }
-static uint4 stash_load(const uint4* p) {
-    const unsigned int count = (p - block_dim.x)->x;
-    if (count > most_spilled) most_spilled = count;
-    return *p;
-}
 static unsigned int lane_bit() { return 1u << (thread_index.x & 31u); }
 static int lane_index() { return static_cast<int>(thread_index.x & 31u); }
 static int nth_lane(unsigned int mask, unsigned int k) {
@@ -164,8 +150,7 @@ static int nth_lane(unsigned int mask, unsigned int k) {
 
 // What the counting fibers share.
 static struct {
-    void (*kernel)(const Prefix*, unsigned int, const uint4*, const unsigned long long*, int, int, unsigned int*, unsigned long long*, unsigned int,
-                   unsigned int, unsigned int, uint4*, unsigned int);
+    void (*kernel)(const Prefix*, unsigned int, const uint4*, const unsigned long long*, int, int, unsigned int*, unsigned long long*, unsigned int);
     const Prefix* prefixes;
     unsigned int count;
     const uint4* windows;
@@ -173,13 +158,10 @@ static struct {
     int n, depth;
     unsigned int next;
     unsigned long long totals[3];
-    unsigned int window, wide, capacity;
-    std::vector<uint4> spill;
 } job;
 
 static void count_thread() {
-    job.kernel(job.prefixes, job.count, job.windows, job.weights, job.n, job.depth, &job.next, job.totals, block_dim.x * sizeof(uint4),
-               job.window, job.wide, job.spill.data(), job.capacity);
+    job.kernel(job.prefixes, job.count, job.windows, job.weights, job.n, job.depth, &job.next, job.totals, block_dim.x * sizeof(uint4));
 }
 
 int main() {
@@ -190,7 +172,7 @@ int main() {
     std::vector<unsigned long long> weights(boards);
     for (auto& w : weights) if (std::scanf("%llu", &w) != 1) return 2;
     unsigned int entry, extra, print, roots;
-    if (std::scanf("%u %u %u %u %u %u %u", &entry, &extra, &print, &job.window, &job.wide, &job.capacity, &roots) != 7 || entry > 5) return 2;
+    if (std::scanf("%u %u %u %u", &entry, &extra, &print, &roots) != 4 || entry > 5) return 2;
     std::vector<Prefix> base(roots);
     std::vector<unsigned int> offsets(roots + 1, 0);
     for (unsigned int i = 0; i < roots; ++i) {
@@ -217,10 +199,9 @@ int main() {
     job.weights = weights.data();
     job.n = n;
     job.depth = depth + static_cast<int>(extra);
-    job.spill.assign((job.capacity + 2) * static_cast<size_t>(block_dim.x), uint4{0, 0, 0, 0});
     block_index.x = 0;
     run_fibers(block_dim.x, count_thread);
-    std::printf("%llu %llu %u %llu %u\n", job.totals[0], job.totals[1], mismatches, job.totals[2], most_spilled);
+    std::printf("%llu %llu %u %llu\n", job.totals[0], job.totals[1], mismatches, job.totals[2]);
     if (print) for (const Prefix& p : prefixes) std::printf("%u %u %u %u\n", p.board, p.cols, p.ld, p.rd);
     return 0;
 }
