@@ -110,8 +110,8 @@ impl Counter {
         let solver = self.solver.get_or_insert_with(|| Solver::new(options.clone()));
         let ctl = Control::default();
         let solved = match &self.pool {
-            Some(pool) => pool.install(|| solver.solve(board, &ctl)),
-            None => solver.solve(board, &ctl),
+            Some(pool) => pool.install(|| solver.solve(board, false, &ctl)),
+            None => solver.solve(board, false, &ctl),
         };
         solved.map(|report| report.count)
     }

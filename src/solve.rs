@@ -82,14 +82,15 @@ impl Solver {
     /// Counts all of `board`: at once if its whole tree is small (see
     /// [`plan::small_count`]), with no planning, prefixes or thread pool, whatever the
     /// backend, since the probe that finds it small has counted it; else planned, on the
-    /// backend the options and the board call for.
-    pub fn solve(&mut self, board: &Board, ctl: &Control) -> Result<Report, Error> {
+    /// backend the options and the board call for. `ends` says whether the run ends once
+    /// this board is counted (see [`Solver::count`]).
+    pub fn solve(&mut self, board: &Board, ends: bool, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
         if let Some(report) = small(board) {
             return Ok(report);
         }
         let case = self.prepare_large(board, Scope::Whole);
-        self.count(board, &case, &Part::all_of(&case), ctl)
+        self.count(board, &case, &Part::all_of(&case), ends, ctl)
     }
 
     /// Plans `scope` of `board` and finds the prefixes a count of it takes, the same on
@@ -154,8 +155,10 @@ impl Solver {
     }
 
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
-    /// the options and the board call for.
-    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ctl: &Control) -> Result<Report, Error> {
+    /// the options and the board call for. `ends` says whether the run ends once this count
+    /// is done: then `auto` does not race a GPU that is still opening, since the process
+    /// cannot end before the opening does, and a race would only slow it.
+    pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ends: bool, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
         let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
@@ -167,7 +170,7 @@ impl Solver {
                 ctl,
                 &mut report,
             )?,
-            Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ctl, &mut report)?,
+            Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ends, ctl, &mut report)?,
             Backend::Cpu | Backend::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }
         report.gpu_open = report.kernel_time.and(self.gpu.timing(case.started));
@@ -206,7 +209,7 @@ mod tests {
     #[test]
     fn small_boards_never_open_the_gpu_and_big_ones_do() {
         let mut solver = Solver::new(Options::default());
-        solver.solve(&Board::empty(12).unwrap(), &Control::default()).unwrap();
+        solver.solve(&Board::empty(12).unwrap(), false, &Control::default()).unwrap();
         assert!(solver.gpu.is_idle());
         solver.look_ahead(&Board::empty(19).unwrap());
         assert!(!solver.gpu.is_idle());
@@ -240,16 +243,16 @@ mod tests {
         }
         // Even a board the planner counts at once, which the GPU would never see.
         let board = Board::empty(8).unwrap();
-        assert!(matches!(solver.solve(&board, &Control::default()), Err(Error::NoGpu(_))));
+        assert!(matches!(solver.solve(&board, false, &Control::default()), Err(Error::NoGpu(_))));
         let case = solver.prepare(&board, Scope::Whole);
-        assert!(matches!(solver.count(&board, &case, &Part::all_of(&case), &Control::default()), Err(Error::NoGpu(_))));
+        assert!(matches!(solver.count(&board, &case, &Part::all_of(&case), false, &Control::default()), Err(Error::NoGpu(_))));
     }
 
     #[test]
     fn shards_add_up_to_the_whole_and_units_are_recorded_once() {
         let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 13 != 0).unwrap();
         let mut solver = Solver::new(Options { backend: Backend::Cpu, ..Options::default() });
-        let whole = solver.solve(&board, &Control::default()).unwrap().count;
+        let whole = solver.solve(&board, false, &Control::default()).unwrap().count;
         let mut sum = 0;
         for index in 0..5 {
             let case = solver.prepare(&board, Scope::Shard(Shard { index, count: 5 }));
@@ -266,7 +269,7 @@ mod tests {
                 device_seconds_before: 0.0,
                 record: Some(&record),
             };
-            let report = solver.count(&board, &case, &part, &Control::default()).unwrap();
+            let report = solver.count(&board, &case, &part, false, &Control::default()).unwrap();
             let recorded = recorded.into_inner().unwrap();
             assert_eq!(recorded.iter().map(|(_, t)| t.solutions).sum::<u128>(), report.count);
             assert_eq!(recorded.iter().map(|(u, _)| u.len()).sum::<usize>(), selection.len());

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Device code of GPU kernel files, without a GPU: compiles each file with NVRTC as nqueen
 does (same options, sm_90 for the H100 unless --arch says otherwise) and prints, per
-counting entry point, how many instructions its hot loop holds, over all paths, and how
-many of them are moves. The main loop is issue-bound on the H100 (ncu: 82% of issue
-slots busy, empty 19x19 plain), so fewer instructions there has meant less kernel time;
-timing on a GPU (scripts/gpu/kernel-ab.sh) still decides.
+counting entry point, how many instructions its hot loop holds, over all paths, how many
+of them are moves, and the registers a thread and the bytes of stack frame and local
+memory (spills) that cuobjdump reports. The main loop is issue-bound on the H100 (ncu: 82%
+of issue slots busy, empty 19x19 plain), so fewer instructions there has meant less
+kernel time; timing on a GPU (scripts/gpu/kernel-ab.sh) still decides. More than 32
+registers costs the counters a quarter of their blocks an SM.
 
     scripts/gpu/kernel-sass.py kernels/count.cu variant.cu          # loop sizes side by side
     scripts/gpu/kernel-sass.py --sass out.sass kernels/count.cu     # and the full listing
+    scripts/gpu/kernel-sass.py --all kernels/count.cu               # the *_shared ones too
 
 NVRTC 13.0, cuobjdump and nvdisasm come from NVIDIA's wheels on PyPI, fetched once with
 pip into target/cuda-tools (about 220 MB unpacked); CUDA_TOOLS=DIR uses a CUDA 13 toolkit
@@ -74,18 +77,23 @@ def cubin(nvrtc, source, arch):
 
 
 def hot_loop(instructions):
-    """The outermost loop (the backward branch that spans the most) without the branch it
-    opens with, which in nqueen's kernels takes a new prefix: from the head to that
-    branch, then from its reconvergence to the back branch."""
-    back = [(at, int(op.split()[-1], 16)) for at, op in instructions if re.fullmatch(r"BRA 0x[0-9a-f]+", op) and int(op.split()[-1], 16) < at]
-    if not back:
+    """The counting loop: the tightest loop (a backward branch and what it spans) that
+    holds the step back, a 16-byte shared load. Where it opens with a branch that takes a
+    new prefix or tends the stack, that branch is left out: from the head to the first
+    branch after its BSSY (the tests that a pass runs before it goes on), then from its
+    reconvergence to the back branch."""
+    back = [(at, int(op.split()[-1], 16)) for at, op in instructions if re.search(r"\bBRA (!?U?P\d, )?0x[0-9a-f]+$", op) and int(op.split()[-1], 16) < at]
+    pops = [at for at, op in instructions if "LDS.128" in op]
+    around = [(end, head) for end, head in back if any(head <= p <= end for p in pops)]
+    if not around:
         return instructions
-    end, head = max(back, key=lambda b: b[0] - b[1])
+    end, head = min(around, key=lambda b: b[0] - b[1])
     loop = [(at, op) for at, op in instructions if head <= at <= end]
     opening = next(((at, op) for at, op in loop if op.startswith("BSSY")), None)
-    if opening is None:
+    if opening is None or not any(opening[0] < at < int(opening[1].split()[-1], 16) and "ATOM" in op for at, op in loop):
         return loop
-    first, join = opening[0], int(opening[1].split()[-1], 16)
+    join = int(opening[1].split()[-1], 16)
+    first = next((at for at, op in loop if at > opening[0] and re.search(r"\bBRA\b", op)), opening[0])
     return [(at, op) for at, op in loop if at <= first or at >= join]
 
 
@@ -94,6 +102,7 @@ def main():
     parser.add_argument("kernels", nargs="+", help="kernel source files")
     parser.add_argument("--arch", default="sm_90", help="GPU architecture (default sm_90, the H100)")
     parser.add_argument("--sass", help="also write the last file's listing here")
+    parser.add_argument("--all", action="store_true", help="also the *_shared entry points (their loop count includes the vote)")
     args = parser.parse_args()
     home = tools()
     # libnvrtc opens its builtins library by name; loaded first, it is found already open.
@@ -104,8 +113,8 @@ def main():
         ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
     nvrtc = ctypes.CDLL(os.path.join(lib, "libnvrtc.so.13"))
     env = dict(os.environ, PATH=os.path.join(home, "bin") + os.pathsep + os.environ.get("PATH", ""))
-    print("| kernel file | entry point | loop instructions | moves |")
-    print("|---|---|---|---|")
+    print("| kernel file | entry point | loop instructions | moves | registers | stack, local bytes |")
+    print("|---|---|---|---|---|---|")
     for path in args.kernels:
         with open(path, "rb") as f:
             code = cubin(nvrtc, f.read(), args.arch)
@@ -114,19 +123,24 @@ def main():
             f.write(code)
             f.flush()
             listing = subprocess.run([os.path.join(home, "bin", "cuobjdump"), "-sass", f.name], capture_output=True, text=True, env=env, check=True).stdout
+            usage = subprocess.run([os.path.join(home, "bin", "cuobjdump"), "--dump-resource-usage", f.name], capture_output=True, text=True, env=env, check=True).stdout
+        # Registers a thread, and the bytes of stack frame and local memory (spills), per
+        # entry point: more than 32 registers costs the counters a quarter of their blocks.
+        resources = {m.group(1): m.groups()[1:] for m in re.finditer(r"Function (\w+):\s+REG:(\d+) STACK:(\d+) SHARED:\d+ LOCAL:(\d+)", usage)}
         if args.sass:
             with open(args.sass, "w") as f:
                 f.write(listing)
         for function in re.split(r"\n\s*Function : ", listing)[1:]:
             name = function.split()[0]
-            if not name.startswith("count_") or name.endswith("_shared"):
+            if not name.startswith("count_") or (name.endswith("_shared") and not args.all):
                 # expand_prefixes is not a search loop; the *_shared forms run the same
                 # loop behind a vote of the warp, in the last launches of a count only.
                 continue
             instructions = [(int(m.group(1), 16), m.group(2).strip()) for m in re.finditer(r"/\*([0-9a-f]{4})\*/\s+(.*?) ;", function)]
             loop = hot_loop(instructions)
             moves = sum(1 for _, op in loop if "MOV" in op.split()[0] or (op.startswith("@") and "MOV" in op.split()[1]))
-            print(f"| {path} | {name} | {len(loop)} | {moves} |")
+            registers, stack, local = resources.get(name, ("?", "?", "?"))
+            print(f"| {path} | {name} | {len(loop)} | {moves} | {registers} | {stack}, {local} |")
 
 
 if __name__ == "__main__":

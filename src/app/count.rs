@@ -202,8 +202,11 @@ impl Run<'_> {
                 }
                 continue;
             }
-            for &scope in &scopes {
-                self.answer_case(index, &name, (cases, &board), scope, sink)?;
+            // Nothing after the last board of the last input: auto need not race its opening GPU.
+            let last = index + 1 == self.config.inputs.len() && boards.at_end();
+            for (i, &scope) in scopes.iter().enumerate() {
+                let ends = last && i + 1 == scopes.len();
+                self.answer_case(index, &name, (cases, &board), scope, ends, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;
@@ -211,13 +214,15 @@ impl Run<'_> {
     }
 
     /// Counts `scope` of case `case` of input `index` (named `name`), `board`, and writes its
-    /// answer or part record; says its warnings and statistics.
+    /// answer or part record; says its warnings and statistics. `ends` says whether the run
+    /// ends once it is counted.
     fn answer_case<O: Write, E: Write>(
         &mut self,
         index: usize,
         name: &str,
         (case, board): (usize, &Board),
         scope: Scope,
+        ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
         let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
@@ -231,7 +236,7 @@ impl Run<'_> {
                     Scope::Shard(s) => format!("case {case}, shard {}/{}", s.index, s.count),
                 };
                 let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
-                self.case(index, (case, board), scope)
+                self.case(index, (case, board), scope, ends)
             }
         };
         let counted = match counted {
@@ -337,13 +342,13 @@ impl Run<'_> {
 
     /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
     /// holds: its tally, and the report of this run's count (none when the checkpoint held
-    /// all of it).
-    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope) -> Result<Counted, Error> {
+    /// all of it). `ends` says whether the run ends once it is counted.
+    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope, ends: bool) -> Result<Counted, Error> {
         let started = SystemTime::now();
         if scope == Scope::Whole && self.checkpoint.is_none() {
             // answer_case found it is not small.
             let prepared = self.solver.prepare_large(board, scope);
-            return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), self.ctl)?));
+            return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
         }
         let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };
         let resume = match &self.checkpoint {
@@ -385,7 +390,7 @@ impl Run<'_> {
         // Units are recorded, and so cut, only where a checkpoint keeps them.
         let record = self.checkpoint.as_ref().map(|_| &record as solve::RecordUnit<'_>);
         let part = Part { selection: all.without(&done), counted_before, work_before, device_seconds_before, record };
-        let report = self.solver.count(board, &prepared, &part, self.ctl)?;
+        let report = self.solver.count(board, &prepared, &part, ends, self.ctl)?;
         let tally = Tally { solutions: report.count, nodes: report.nodes };
         let estimate = Some((prepared.roots.iter().map(|r| r.estimate).sum(), prepared.whole));
         let device_seconds = report.device_seconds;

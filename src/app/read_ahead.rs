@@ -52,6 +52,8 @@ pub(super) struct ReadAhead {
     queue: VecDeque<Parsed>,
     /// How many of `queue`'s first entries [`ReadAhead::newly_queued`] has shown.
     shown: usize,
+    /// Whether the parser has handed over everything it will.
+    parsed_all: bool,
 }
 
 impl ReadAhead {
@@ -74,7 +76,7 @@ impl ReadAhead {
             }
             let _ = send.send(batch.take());
         });
-        ReadAhead { parsed, queue: VecDeque::new(), shown: 0 }
+        ReadAhead { parsed, queue: VecDeque::new(), shown: 0, parsed_all: false }
     }
 
     /// Takes what the parser has handed over, without waiting, while fewer than
@@ -83,7 +85,11 @@ impl ReadAhead {
         while self.queue.len() < QUEUED {
             match self.parsed.try_recv() {
                 Ok(batch) => self.queue.extend(batch),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    self.parsed_all = true;
+                    break;
+                }
             }
         }
     }
@@ -93,6 +99,13 @@ impl ReadAhead {
     pub(super) fn ready(&mut self) -> bool {
         self.top_up();
         !self.queue.is_empty()
+    }
+
+    /// Whether no board is left to take, and none will come: the input has ended (as far as
+    /// is known without waiting for it).
+    pub(super) fn at_end(&mut self) -> bool {
+        self.top_up();
+        self.queue.is_empty() && self.parsed_all
     }
 
     /// The boards parsed since the last call that are still to be taken (none of an
@@ -135,8 +148,14 @@ mod tests {
         assert_eq!(boards.newly_queued().map(|b| b.n()).collect::<Vec<_>>(), vec![2]);
         assert_eq!(boards.newly_queued().count(), 0);
         assert_eq!(boards.next().unwrap().unwrap().n(), 2);
+        assert!(!boards.at_end(), "the error is still to come");
         assert!(boards.next().unwrap().is_err());
         // Once the parser has gone, nothing more comes.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !boards.at_end() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(boards.at_end());
         assert!(boards.next().is_none());
     }
 

@@ -41,7 +41,7 @@ pub(super) fn run<O: Write, E: Write>(
         let started = Instant::now();
         let report = {
             let _bar = Progress::start(Arc::clone(ctl), format!("n={n}"), config.progress);
-            solver.solve(&board, ctl)
+            solver.solve(&board, false, ctl)
         };
         let report = match report {
             Ok(r) => r,

@@ -42,15 +42,16 @@ enum Choice {
 /// the CPU would take longer than the GPU's cost of a board. While it is opening
 /// (`start_up` seconds left), the CPU below [`OPENING_LINE_SECONDS`]; up to `start_up`
 /// seconds more, a race between them (or the CPU, where the units are `recorded` as they
-/// finish: the sample may have judged the CPU too fast); else the GPU. The last board of a
-/// run races too: a run may end while the GPU is still opening (see `nqueen::app::exit`).
-fn route(cpu: f64, start_up: Option<f64>, recorded: bool) -> Choice {
+/// finish: the sample may have judged the CPU too fast; or the GPU where the run `ends`
+/// after the board: a race slows the opening, and counting the last boards of a file by
+/// racing them measured slower); else the GPU.
+fn route(cpu: f64, start_up: Option<f64>, recorded: bool, ends: bool) -> Choice {
     match start_up {
         None if cpu < GPU_BOARD_SECONDS => Choice::Cpu,
         None => Choice::Gpu,
         Some(_) if cpu < OPENING_LINE_SECONDS => Choice::Cpu,
         Some(s) if cpu < OPENING_LINE_SECONDS + s && recorded => Choice::Cpu,
-        Some(s) if cpu < OPENING_LINE_SECONDS + s => Choice::Race,
+        Some(s) if cpu < OPENING_LINE_SECONDS + s && !ends => Choice::Race,
         _ => Choice::Gpu,
     }
 }
@@ -64,7 +65,8 @@ fn decided_from(start_up: Option<f64>) -> f64 {
 /// Starts opening the GPU in the background, unless something did already, once a board's
 /// estimated tree (`plan`'s, which planning may still cut by `cut` times, over `shards`
 /// shards) could make the CPU sample pick the GPU. Runs that never use the GPU do not open
-/// it: its start-up takes CPU time from the count.
+/// it: its start-up takes CPU time from the count, and a run ending while it is under way
+/// must end without its exit handlers (see `nqueen::app::exit`).
 pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: usize) {
     if !gpu.is_idle() || !may_need_a_gpu(plan.n) {
         return;
@@ -117,17 +119,18 @@ impl Auto {
     }
 
     /// Counts `job` on the counter the module doc says, with `options`' schedule and GPU
-    /// prefixes; a GPU that fails is marked
+    /// prefixes, knowing whether the run `ends` after it; a GPU that fails is marked
     /// unusable in `gpu`, with a warning, and the CPU counts the board instead.
     pub(super) fn count(
         &mut self,
         gpu: &mut Opener,
         options: &Options,
         (board, job): (&Board, &Job<'_>),
+        ends: bool,
         ctl: &Control,
         report: &mut Report,
     ) -> Result<(), Error> {
-        let choice = self.choose(gpu, job, &mut report.warnings);
+        let choice = self.choose(gpu, job, ends, &mut report.warnings);
         let gpu_seconds = || GPU_BOARD_SECONDS + job.nodes() / GPU_NODES_PER_SECOND;
         if choice == Choice::Race && race_on_cpu(gpu, options.schedule, job, gpu_seconds(), ctl, report)? {
             return Ok(());
@@ -156,7 +159,7 @@ impl Auto {
     /// estimate was big enough to open it (see [`open_if_needed`]), and the planner's
     /// estimate or a timed sample says the CPU would take longer than the GPU would, its
     /// start-up included while it is opening; the board is raced where [`route`] says.
-    fn choose(&mut self, gpu: &mut Opener, job: &Job<'_>, warnings: &mut Vec<String>) -> Choice {
+    fn choose(&mut self, gpu: &mut Opener, job: &Job<'_>, ends: bool, warnings: &mut Vec<String>) -> Choice {
         if !gpu.may_be_usable() {
             return Choice::Cpu;
         }
@@ -174,7 +177,7 @@ impl Auto {
         // misses, threads that share cores), so the planner's estimate bounds it.
         let planned = estimate.or(plan.expected_nodes).map_or(0.0, |nodes| cpu_seconds_by_estimate(nodes, rate));
         let cpu = cpu_seconds(plan, &job.prefixes, decided).max(planned);
-        match route(cpu, opening.map(|_| start_up), job.recorded()) {
+        match route(cpu, opening.map(|_| start_up), job.recorded(), ends) {
             Choice::Gpu if opening.is_none() && !self.gpu_opened(gpu, warnings) => Choice::Cpu,
             choice => choice,
         }
@@ -315,7 +318,7 @@ mod tests {
     fn a_board_started_on_the_cpu_gives_way_once_the_gpu_opens_and_is_still_counted() {
         let board = Board::empty(16).unwrap();
         let cpu = Options { backend: Backend::Cpu, ..Options::default() };
-        let want = Solver::new(cpu).solve(&board, &Control::default()).unwrap().count;
+        let want = Solver::new(cpu).solve(&board, false, &Control::default()).unwrap().count;
         // Whether the GPU opened, its time for the board (none: it would count it at once;
         // forever), and whether the CPU should give way.
         for (said, gpu_seconds, gave_way) in [(true, 0.0, true), (true, f64::INFINITY, false), (false, 0.0, false)] {
@@ -344,19 +347,24 @@ mod tests {
 
     #[test]
     fn boards_race_only_within_the_gpus_start_up_and_never_when_recorded_and_an_open_gpu_takes_all_but_the_smallest() {
-        assert_eq!(route(0.01, Some(0.2), false), Choice::Cpu);
-        assert_eq!(route(0.1, Some(0.2), false), Choice::Race);
-        assert_eq!(route(0.1, Some(0.2), true), Choice::Cpu);
-        assert_eq!(route(0.5, Some(0.2), false), Choice::Gpu);
+        assert_eq!(route(0.01, Some(0.2), false, false), Choice::Cpu);
+        assert_eq!(route(0.1, Some(0.2), false, false), Choice::Race);
+        assert_eq!(route(0.1, Some(0.2), true, false), Choice::Cpu);
+        assert_eq!(route(0.5, Some(0.2), false, false), Choice::Gpu);
+        // The last board of a run does not race: the run waits for the opening anyway.
+        assert_eq!(route(0.1, Some(0.2), false, true), Choice::Gpu);
+        assert_eq!(route(0.01, Some(0.2), false, true), Choice::Cpu);
         // An open GPU takes every board that would keep the CPU longer than its own cost.
-        assert_eq!(route(0.01, None, false), Choice::Gpu);
-        assert_eq!(route(0.001, None, false), Choice::Cpu);
+        assert_eq!(route(0.01, None, false, false), Choice::Gpu);
+        assert_eq!(route(0.001, None, false, true), Choice::Cpu);
         // From `decided_from`, more CPU time changes nothing: the sample may stop there.
         for (start_up, recorded) in [(None, false), (Some(0.2), false), (Some(0.2), true), (Some(0.0), false)] {
             let from = decided_from(start_up);
-            assert_eq!(route(from, start_up, recorded), Choice::Gpu);
-            assert_eq!(route(from * 100.0, start_up, recorded), Choice::Gpu);
-            assert_ne!(route(from * 0.99, start_up, recorded), Choice::Gpu);
+            for ends in [false, true] {
+                assert_eq!(route(from, start_up, recorded, ends), Choice::Gpu);
+                assert_eq!(route(from * 100.0, start_up, recorded, ends), Choice::Gpu);
+            }
+            assert_ne!(route(from * 0.99, start_up, recorded, false), Choice::Gpu);
         }
     }
 

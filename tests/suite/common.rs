@@ -98,7 +98,7 @@ pub fn oracle(board: &Board) -> u64 {
 pub fn count_cpu(board: &Board, no_symmetry: bool) -> u64 {
     let options = Options { backend: Backend::Cpu, no_symmetry, ..Options::default() };
     let mut solver = Solver::new(options);
-    let count = solver.solve(board, &Control::default()).expect("not cancelled").count;
+    let count = solver.solve(board, false, &Control::default()).expect("not cancelled").count;
     u64::try_from(count).expect("test boards have fewer than 2^64 solutions")
 }
 

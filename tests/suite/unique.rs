@@ -67,7 +67,7 @@ fn unique_oracle(board: &Board) -> u64 {
 /// The unique count through the library, with or without the symmetry split.
 fn unique_count(board: &Board, no_symmetry: bool) -> u128 {
     let mut solver = Solver::new(Options { backend: Backend::Cpu, no_symmetry, ..Options::default() });
-    let total = solver.solve(board, &Control::default()).expect("not cancelled").count;
+    let total = solver.solve(board, false, &Control::default()).expect("not cancelled").count;
     unique::fixed(board).unique(total).expect("whole classes")
 }
 
