@@ -48,10 +48,14 @@
 //! Last, a table of the layouts side by side over the boards, with the loop instructions
 //! each costs (scripts/gpu/kernel-sass.py on sm_90; see LOOP_INSTRUCTIONS).
 
+#[path = "kernel_model/mod.rs"]
+mod kernel_model;
+
+use kernel_model::{middle_batch, Entry, Middle};
 use nqueen::board::{next_cells, Board};
 use nqueen::gpu;
 use nqueen::plan::Plan;
-use nqueen::prefix::{self, Prefix, Prefixes};
+use nqueen::prefix::Prefix;
 use nqueen::rng::Rng;
 
 /// An H100's or H200's SM, and what a block of the counting kernel takes.
@@ -81,15 +85,6 @@ const LOOP_INSTRUCTIONS: [(&str, [u32; 3]); 3] = [
     ("16 B, window (built)", [63, 64, 57]),
     ("16 B, deep levels in global, tested each access", [87, 87, 81]),
 ];
-
-/// A kept row: its cells left, the columns and the two diagonals.
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    avail: u32,
-    cols: u32,
-    ld: u32,
-    rd: u32,
-}
 
 #[derive(Clone, Default)]
 struct Lane {
@@ -294,23 +289,6 @@ fn run(batch: &mut Batch<'_>, warps: usize, levels: usize, every_row: bool, wind
     t
 }
 
-/// The prefixes of `roots` `extra` rows further down, as the kernel's expand_prefixes makes them.
-fn expanded(plan: &Plan, mut level: Prefixes, extra: usize) -> Prefixes {
-    for _ in 0..extra {
-        let mut next = Vec::new();
-        for p in &level.items {
-            let mut avail = p.avail(plan, level.depth);
-            while avail != 0 {
-                let bit = avail & avail.wrapping_neg();
-                avail ^= bit;
-                next.push(p.place(bit));
-            }
-        }
-        level = Prefixes { depth: level.depth + 1, items: next };
-    }
-    level
-}
-
 /// Blocks of `threads` threads with `shared` bytes of dynamic shared memory each that one
 /// SM holds at once, and the occupancy that makes.
 fn occupancy(threads: usize, shared: usize) -> (usize, f64) {
@@ -480,34 +458,15 @@ fn model(name: &str, board: &Board, thin: usize) -> Summary {
     let n = board.n();
     let plan = Plan::optimized(board);
     let nodes = plan.expected_nodes.unwrap_or(1e9);
-    let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
-    let deeper = prefix::deeper(&plan, &base, gpu::prefix_target(nodes));
-    let batches = prefix::batches(&deeper.per_root, gpu::BATCH_CAP);
-    let middle = &batches[batches.len() / 2];
-    let roots = Prefixes { depth: base.depth, items: base.items[middle.clone()].to_vec() };
-    let mut prefixes = expanded(&plan, roots, deeper.extra);
-    let all = prefixes.items.len();
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    prefixes.items.retain(|_| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed.is_multiple_of(thin as u64)
-    });
-    let rows: Vec<Vec<[u32; 4]>> = plan
-        .boards
-        .iter()
-        .zip(&plan.due)
-        .map(|(free, due)| (0..n).map(|r| [free[r], due[r], *free.get(r + 1).unwrap_or(&0), *free.get(r + 2).unwrap_or(&0)]).collect())
-        .collect();
+    let Middle { prefixes, all, batch: (index, batches), rows } = middle_batch(&plan, thin);
     let depth = prefixes.depth;
     let levels = n.saturating_sub(depth + 3).max(1);
     let warps = (WARPS / thin).max(1);
     println!(
         "\n## {name}: n={n}, {} boards, {nodes:.2e} nodes; prefixes {depth} rows deep, so {levels} levels; batch {} of {}: {} of its {all} prefixes (1 in {thin}) on {warps} warps",
         plan.boards.len(),
-        batches.len() / 2,
-        batches.len(),
+        index,
+        batches,
         prefixes.items.len(),
     );
     let batch = || Batch { n, depth, rows: &rows, prefixes: &prefixes.items, next: 0 };

@@ -12,19 +12,13 @@
 //! of the batch, at random, with as many times fewer warps (so that a large board's batch
 //! runs in seconds).
 
-use nqueen::board::Board;
-use nqueen::gpu;
-use nqueen::plan::Plan;
-use nqueen::prefix::{self, Prefix, Prefixes};
+#[path = "kernel_model/mod.rs"]
+mod kernel_model;
 
-/// A kept row: its cells left, the columns and the two diagonals.
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    avail: u32,
-    cols: u32,
-    ld: u32,
-    rd: u32,
-}
+use kernel_model::{middle_batch, Entry, Middle};
+use nqueen::board::Board;
+use nqueen::plan::Plan;
+use nqueen::prefix::Prefix;
 
 #[derive(Clone, Default)]
 struct Lane {
@@ -138,23 +132,6 @@ fn share(warp: &mut [Lane], tally: &mut Tally) {
     }
 }
 
-/// The prefixes of `roots` `extra` rows further down, as the kernel's expand_prefixes makes them.
-fn expanded(plan: &Plan, mut level: Prefixes, extra: usize) -> Prefixes {
-    for _ in 0..extra {
-        let mut next = Vec::new();
-        for p in &level.items {
-            let mut avail = p.avail(plan, level.depth);
-            while avail != 0 {
-                let bit = avail & avail.wrapping_neg();
-                avail ^= bit;
-                next.push(p.place(bit));
-            }
-        }
-        level = Prefixes { depth: level.depth + 1, items: next };
-    }
-    level
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(18);
@@ -167,33 +144,14 @@ fn main() {
     };
     // The plan, the roots and the middle batch, as the GPU backend makes them.
     let plan = Plan::optimized(&board);
-    let nodes = plan.expected_nodes.unwrap_or(1e9);
-    let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
-    let deeper = prefix::deeper(&plan, &base, gpu::prefix_target(nodes));
-    let batches = prefix::batches(&deeper.per_root, gpu::BATCH_CAP);
-    let middle = &batches[batches.len() / 2];
-    let roots = Prefixes { depth: base.depth, items: base.items[middle.clone()].to_vec() };
-    let mut prefixes = expanded(&plan, roots, deeper.extra);
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    prefixes.items.retain(|_| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed.is_multiple_of(thin as u64)
-    });
-    let rows: Vec<Vec<[u32; 4]>> = plan
-        .boards
-        .iter()
-        .zip(&plan.due)
-        .map(|(free, due)| (0..n).map(|r| [free[r], due[r], *free.get(r + 1).unwrap_or(&0), *free.get(r + 2).unwrap_or(&0)]).collect())
-        .collect();
+    let Middle { prefixes, all, batch: (index, batches), rows } = middle_batch(&plan, thin);
     let warps = (warps / thin).max(1);
     println!(
-        "n={n}: {} boards, prefixes {} rows deep, batch {} of {}: {} prefixes on {warps} warps{}",
+        "n={n}: {} boards, prefixes {} rows deep, batch {} of {}: {} of its {all} prefixes on {warps} warps{}",
         plan.boards.len(),
         prefixes.depth,
-        batches.len() / 2,
-        batches.len(),
+        index,
+        batches,
         prefixes.items.len(),
         if sharing { ", sharing" } else { "" }
     );
