@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use nqueen::board::Board;
@@ -44,6 +46,31 @@ pub fn skip_missing_tool(test: &str, tool: &str) {
 /// this machine (it needs a GPU, or needs none, say): not a failure, even under CI.
 pub fn not_here(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "NOT APPLICABLE {test}: {why}");
+}
+
+/// `out` (a name under the tests' temporary directory), built once from `source` by the
+/// first of `compilers` found, with `options`, and kept in `cell` for every test; `None`,
+/// said by `test`, where no compiler is found.
+pub fn built_once(
+    cell: &'static OnceLock<Option<PathBuf>>,
+    test: &str,
+    compilers: [&str; 3],
+    options: &[&str],
+    source: &str,
+    out: &str,
+) -> Option<&'static Path> {
+    let built = cell.get_or_init(|| {
+        let compiler = compilers.into_iter().find(|c| have(c))?;
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(out);
+        std::fs::create_dir_all(path.parent().expect("a name under the directory")).expect("the tests' directory");
+        let done = std::process::Command::new(compiler).args(options).arg("-o").arg(&path).arg(source).output().expect("the compiler runs");
+        assert!(done.status.success(), "{source} does not build:\n{}", String::from_utf8_lossy(&done.stderr));
+        Some(path)
+    });
+    if built.is_none() {
+        skip_missing_tool(test, &format!("a compiler ({})", compilers.join(", ")));
+    }
+    built.as_deref()
 }
 
 /// Whether `tool --version` runs.

@@ -9,29 +9,14 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::common::{have, skip_missing_tool, wait_or_kill};
+use crate::common::{built_once, wait_or_kill};
 
 /// The directory of the stand-in libcuda.so, built once; `None`, said by `test`, without a
 /// C compiler.
 fn fake_driver(test: &str) -> Option<&'static Path> {
-    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
-        let cc = ["cc", "gcc", "clang"].into_iter().find(|c| have(c))?;
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fake_cuda");
-        std::fs::create_dir_all(&dir).expect("a directory for the stand-in driver");
-        let built = Command::new(cc)
-            .args(["-shared", "-fPIC", "-O2", "-o"])
-            .arg(dir.join("libcuda.so"))
-            .arg("tests/suite/exit/fake_cuda.c")
-            .output()
-            .expect("the compiler runs");
-        assert!(built.status.success(), "the stand-in driver does not build:\n{}", String::from_utf8_lossy(&built.stderr));
-        Some(dir)
-    });
-    if dir.is_none() {
-        skip_missing_tool(test, "a C compiler (cc, gcc or clang)");
-    }
-    dir.as_deref()
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let options = ["-shared", "-fPIC", "-O2"];
+    built_once(&BUILT, test, ["cc", "gcc", "clang"], &options, "tests/suite/exit/fake_cuda.c", "fake_cuda/libcuda.so")?.parent()
 }
 
 /// Runs nqueen on `input` with the stand-in driver, whose start-up takes a minute; sends

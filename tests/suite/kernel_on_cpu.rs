@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use crate::common::{a000170, count_plan, have, oracle, random_board, skip_missing_tool, Rng};
+use crate::common::{a000170, built_once, count_plan, oracle, random_board, Rng};
 use nqueen::board::Board;
 use nqueen::gpu::EntryPoint;
 use nqueen::plan::Plan;
@@ -18,23 +18,9 @@ use nqueen::prefix::{self, Deeper, Prefix, Prefixes};
 /// The kernel and its host, compiled once for all the tests here; `None`, said by the test
 /// `test`, when there is no C++ compiler.
 fn host(test: &str) -> Option<&'static Path> {
-    static HOST: OnceLock<Option<PathBuf>> = OnceLock::new();
-    let host = HOST.get_or_init(|| {
-        let cxx = ["c++", "g++", "clang++"].into_iter().find(|c| have(c))?;
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("kernel_host");
-        let built = Command::new(cxx)
-            .args(["-O2", "-std=c++17", "-Wall", "-o"])
-            .arg(&out)
-            .arg("tests/suite/kernel/host.cpp")
-            .output()
-            .expect("the compiler runs");
-        assert!(built.status.success(), "the kernel does not compile as C++:\n{}", String::from_utf8_lossy(&built.stderr));
-        Some(out)
-    });
-    if host.is_none() {
-        skip_missing_tool(test, "a C++ compiler (c++, g++ or clang++)");
-    }
-    host.as_deref()
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let options = ["-O2", "-std=c++17", "-Wall"];
+    built_once(&BUILT, test, ["c++", "g++", "clang++"], &options, "tests/suite/kernel/host.cpp", "kernel_host")
 }
 
 /// What the kernel's host printed.
