@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::control::Control;
+#[cfg(target_arch = "x86_64")]
 use crate::cpu::lanes::SEARCH_VARIABLE;
 use crate::error::Error;
 use crate::solve::{Options, Solver};
@@ -194,6 +195,7 @@ impl Outcome {
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
     let mut sink = Sink { out, err, broken: false };
+    #[cfg(target_arch = "x86_64")]
     if !matches!(config.mode, Mode::Merge(_)) {
         if let Some(warning) = search_warning(std::env::var(SEARCH_VARIABLE).ok().as_deref()) {
             sink.say(format_args!("warning: {warning}"));
@@ -212,6 +214,7 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
 
 /// What is wrong with `value` as the search [`SEARCH_VARIABLE`] names, if anything: the
 /// widest search this CPU has is then used.
+#[cfg(target_arch = "x86_64")]
 fn search_warning(value: Option<&str>) -> Option<String> {
     match value {
         None | Some("" | "avx512" | "avx2" | "scalar") => None,
@@ -328,6 +331,7 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
 mod tests {
     use super::*;
 
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn an_unknown_search_is_warned_of() {
         assert_eq!(search_warning(None), None);
