@@ -228,7 +228,7 @@ impl Checkpoint {
         let mut checkpoint =
             Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), cases: HashMap::new(), entries: HashMap::new() };
         if lines.is_empty() {
-            let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version() };
+            let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version(), digest: IgnoredAny };
             checkpoint.append(&Line::Header(header)).map_err(|e| fail(Problem::Io(e)))?;
             return Ok((checkpoint, warning));
         }
@@ -329,6 +329,7 @@ impl Checkpoint {
             solutions: tally.solutions,
             nodes: tally.nodes,
             device_seconds,
+            digest: IgnoredAny,
         }))
     }
 
@@ -356,6 +357,7 @@ impl Checkpoint {
             backend: backend.map(str::to_string),
             run: Some(run.to_string()),
             method: IgnoredAny,
+            digest: IgnoredAny,
         }))
     }
 
@@ -510,7 +512,7 @@ mod tests {
 
     #[test]
     fn the_header_is_the_one_files_know_checkpoints_by() {
-        let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version() };
+        let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: version(), digest: IgnoredAny };
         assert_eq!(Line::Header(header).to_text(), crate::files::kind::checkpoint_header());
     }
 
@@ -567,5 +569,24 @@ mod tests {
         let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
         assert!(said.ends_with("line 2: longer than 65536 bytes, more than any checkpoint line"), "{said}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), long);
+    }
+
+    #[test]
+    fn an_edited_line_is_refused_by_its_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let (c, _) = Checkpoint::open(&path, &[]).unwrap();
+        let at = at(0, 1, "b", Shard { index: 0, count: 1 });
+        c.unit(&at, "p", &unit(&[0..5]), Tally { solutions: 292, nodes: 9 }, 1.0).unwrap();
+        c.case(&at, "p", Tally { solutions: 292, nodes: 9 }, 1.0, (None, "run-a")).unwrap();
+        drop(c);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        assert!(whole.lines().all(|l| l.contains(",\"digest\":\"")), "{whole}");
+        std::fs::write(&path, whole.replacen("\"solutions\":292", "\"solutions\":7", 1)).unwrap();
+        let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
+        assert!(
+            said.ends_with("line 2: not a checkpoint line: its digest does not match its content: the line was edited or damaged after it was written"),
+            "{said}"
+        );
     }
 }

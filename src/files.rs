@@ -10,6 +10,7 @@
 //! - every read of a file it did not write is bounded: a line longer than any nqueen writes
 //!   is an error, read in memory that does not grow with the file ([`lines`]).
 
+pub mod digest;
 pub mod json;
 pub mod kind;
 pub mod lines;

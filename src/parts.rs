@@ -1,11 +1,10 @@
 //! Part records: what a sharded run (`--shard K/M`) writes instead of answer lines, one
 //! JSON line per case and one at the end of each input, each with where, when and by which
-//! build it was made ([`provenance`]) and a digest of its own content ([`digest`]); how
+//! build it was made ([`provenance`]) and a digest of its own content ([`digest`](crate::files::digest)); how
 //! they are read back, grouped by shard with their recounts ([`ledger`]), and what is made
 //! of them: the answers ([`merge`]), how far a run is ([`status`]), which shards to count
 //! again ([`recheck`]), and a summary to publish ([`summary`]).
 
-pub mod digest;
 pub mod ledger;
 pub mod machines;
 pub mod merge;
@@ -19,7 +18,7 @@ pub mod summary;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::files::json;
+use crate::files::{digest, json};
 pub use crate::gpu::Card;
 pub use read::{read, read_from, Located};
 
@@ -151,7 +150,7 @@ pub struct CaseRecord {
     /// counted it. The record is a copy of that run's count, not a second count of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_by: Option<String>,
-    /// The line's digest (see [`digest`]): checked as the line is read and kept in
+    /// The line's digest (see [`digest`](crate::files::digest)): checked as the line is read and kept in
     /// [`Located::digest`]; written after the rest by [`Record::to_line`].
     #[serde(default, skip_serializing)]
     pub digest: IgnoredAny,
@@ -211,7 +210,7 @@ pub struct EndRecord {
     pub host: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,
-    /// The line's digest (see [`digest`]): checked as the line is read and kept in
+    /// The line's digest (see [`digest`](crate::files::digest)): checked as the line is read and kept in
     /// [`Located::digest`]; written after the rest by [`Record::to_line`].
     #[serde(default, skip_serializing)]
     pub digest: IgnoredAny,

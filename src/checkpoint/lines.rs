@@ -8,6 +8,7 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use crate::files::lines::{self as bounded, LineError, Lines};
+use crate::files::digest::{self, Unsealed};
 use crate::files::{json, MAX_LINE};
 
 /// The file's format; a checkpoint of another is refused.
@@ -46,6 +47,9 @@ pub(super) struct HeaderLine {
     pub(super) record: Kind,
     pub(super) format: u32,
     pub(super) nqueen: String,
+    /// The line's digest (see [`digest`]), checked as the line is read.
+    #[serde(default, skip_serializing)]
+    pub(super) digest: IgnoredAny,
 }
 
 /// Case `case` of input `input` (from 0), whose board's hash is `board`, counted as shard
@@ -66,6 +70,9 @@ pub(super) struct UnitLine {
     pub(super) nodes: u128,
     #[serde(default)]
     pub(super) device_seconds: f64,
+    /// The line's digest (see [`digest`]), checked as the line is read.
+    #[serde(default, skip_serializing)]
+    pub(super) digest: IgnoredAny,
 }
 
 /// The same of a whole case (of its shard).
@@ -94,23 +101,31 @@ pub(super) struct CaseLine {
     /// were counted: read, and not kept.
     #[serde(default, skip_serializing)]
     pub(super) method: IgnoredAny,
+    /// The line's digest (see [`digest`]), checked as the line is read.
+    #[serde(default, skip_serializing)]
+    pub(super) digest: IgnoredAny,
 }
 
 impl Line {
-    /// The line as one line of JSON, newline included.
+    /// The line as one line of JSON with its digest last, newline included.
     pub(super) fn to_text(&self) -> String {
-        let mut text = match self {
+        let json = match self {
             Line::Header(l) => serde_json::to_string(l),
             Line::Unit(l) => serde_json::to_string(l),
             Line::Case(l) => serde_json::to_string(l),
         }
         .expect("a checkpoint line is plain data");
+        let mut text = digest::seal(&json);
         text.push('\n');
         text
     }
 
-    /// The line one line of JSON holds, or what is wrong with it.
+    /// The line one line of JSON holds, or what is wrong with it. Its digest must match
+    /// it; lines of builds before the digest carry none.
     pub(super) fn from_text(text: &str) -> Result<Line, String> {
+        if digest::check(text) == Err(Unsealed::Mismatch) {
+            return Err("its digest does not match its content: the line was edited or damaged after it was written".into());
+        }
         Ok(match json::parse::<Tag>(text)?.record {
             Kind::Header => Line::Header(json::parse(text)?),
             Kind::Unit => Line::Unit(json::parse(text)?),

@@ -172,7 +172,8 @@ fn first_record(start: &[u8]) -> Option<&str> {
 
 /// The header line a checkpoint of this build starts with, newline included.
 pub fn checkpoint_header() -> String {
-    format!("{{\"record\":\"header\",\"format\":{},\"nqueen\":\"{}\"}}\n", CHECKPOINT_FORMAT, env!("CARGO_PKG_VERSION"))
+    let json = format!("{{\"record\":\"header\",\"format\":{},\"nqueen\":\"{}\"}}", CHECKPOINT_FORMAT, env!("CARGO_PKG_VERSION"));
+    format!("{}\n", super::digest::seal(&json))
 }
 
 /// The checkpoint format this build writes and reads.

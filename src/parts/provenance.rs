@@ -65,7 +65,7 @@ fn machine_id(boot: Option<String>, machine: Option<String>) -> Option<(String, 
         return None;
     }
     let text = format!("boot-id:{}\nmachine-id:{}\n", boot.unwrap_or_default(), machine.unwrap_or_default());
-    Some((super::digest::of(&text)[..16].to_string(), from.join("+")))
+    Some((crate::files::digest::of(&text)[..16].to_string(), from.join("+")))
 }
 
 /// nqueen's version, then "+" and the source's commit where the build knew it.
@@ -97,7 +97,7 @@ fn run_id(host: &str) -> String {
     random.write_u32(std::process::id());
     let since = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     let text = format!("{}:{}:{}:{host}", random.finish(), since.as_nanos(), std::process::id());
-    super::digest::of(&text)[..32].to_string()
+    crate::files::digest::of(&text)[..32].to_string()
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{digest, PartsError, Record, FORMAT, OLDEST_FORMAT};
+use super::{PartsError, Record, FORMAT, OLDEST_FORMAT};
+use crate::files::digest;
 use crate::files::kind::{self, Kind as FileKind, Recorded};
 use crate::files::lines::{self, Lines};
 use crate::files::MAX_LINE;

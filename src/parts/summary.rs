@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use super::ledger::{self, Ledger};
 use super::merge::Merged;
-use super::{digest, Located, PartsError};
+use super::{Located, PartsError};
+use crate::files::digest;
 
 /// The summary's format.
 const FORMAT: u32 = 1;

@@ -1,6 +1,6 @@
-//! A part record's digest of its own content: the SHA-256 of the record's line up to, not
-//! including, its last field, `,"digest":"<64 hex digits>"}`. A torn or edited line no
-//! longer matches it. Anyone can check a line with standard tools:
+//! A line's digest of its own content, as part records and checkpoints carry it: the
+//! SHA-256 of the line up to, not including, its last field, `,"digest":"<64 hex digits>"}`.
+//! A torn or edited line no longer matches it. Anyone can check a line with standard tools:
 //!
 //! ```sh
 //! printf '%s' "${line%,\"digest\":*}" | sha256sum
