@@ -585,7 +585,9 @@ mod tests {
         std::fs::write(&path, whole.replacen("\"solutions\":292", "\"solutions\":7", 1)).unwrap();
         let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
         assert!(
-            said.ends_with("line 2: not a checkpoint line: its digest does not match its content: the line was edited or damaged after it was written"),
+            said.ends_with(
+                "line 2: not a checkpoint line: its digest does not match its content: the line was edited or damaged after it was written"
+            ),
             "{said}"
         );
     }

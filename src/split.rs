@@ -208,7 +208,7 @@ impl Split {
         for ((rows, &w), e) in plan.boards.iter().zip(&plan.weights).zip(&self.tops) {
             words(&rows.iter().map(|&r| u64::from(r)).chain([w, e.to_bits()]).collect::<Vec<_>>());
         }
-        crate::work::hex(&h.finalize())
+        crate::words::hex(&h.finalize())
     }
 }
 
@@ -260,7 +260,7 @@ pub fn prefixes_fingerprint(split: &str, shard: Shard, prefixes: &Prefixes) -> S
         h.update((u64::from(p.board) << 32 | u64::from(p.cols)).to_le_bytes());
         h.update((u64::from(p.ld) << 32 | u64::from(p.rd)).to_le_bytes());
     }
-    crate::work::hex(&h.finalize())
+    crate::words::hex(&h.finalize())
 }
 
 /// The top of board `b`'s tree: no queen yet.

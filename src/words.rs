@@ -1,4 +1,5 @@
-//! Numbers of things as messages write them: "1 device", "3 devices".
+//! How the program writes numbers and errors in its messages and records: "1 device", "3
+//! devices", hex digests, the system's errors without their numbers.
 
 /// `n` and `noun`, the noun in the plural unless `n` is 1 (nouns that take an "s").
 pub fn counted(n: usize, noun: &str) -> String {
@@ -12,6 +13,11 @@ pub fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// `bytes` in lowercase hex, two digits a byte.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What the system says of `e`, without the error's number ("No such file or directory",

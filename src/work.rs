@@ -240,11 +240,7 @@ impl Unit {
 
 /// A hex SHA-256 of `text`.
 pub fn sha256(text: &[u8]) -> String {
-    hex(&Sha256::digest(text))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::words::hex(&Sha256::digest(text))
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use std::io::{self, BufReader, Seek, SeekFrom};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::files::lines::{self as bounded, LineError, Lines};
 use crate::files::digest::{self, Unsealed};
+use crate::files::lines::{self as bounded, LineError, Lines};
 use crate::files::{json, MAX_LINE};
 
 /// The file's format; a checkpoint of another is refused.

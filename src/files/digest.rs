@@ -20,7 +20,7 @@ pub fn seal(json: &str) -> String {
 
 /// The hex SHA-256 of `text`.
 pub fn of(text: &str) -> String {
-    crate::work::hex(&Sha256::digest(text.as_bytes()))
+    crate::words::hex(&Sha256::digest(text.as_bytes()))
 }
 
 /// Why a sealed line does not check.

@@ -168,7 +168,7 @@ fn plan_fingerprint(plan: &Plan) -> String {
         rows.iter().for_each(|&r| h.update(r.to_le_bytes()));
         h.update(weight.to_le_bytes());
     }
-    crate::work::hex(&h.finalize())
+    crate::words::hex(&h.finalize())
 }
 
 /// What one count covers: the prefixes a part selects of a case, in order, with their
