@@ -245,22 +245,22 @@ pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Ends the process with `status`, its answers written. Where a thread may be inside the
-/// CUDA driver (`driver_busy`: the GPU still opening, or an exit on a signal, which may
-/// come in the middle of a count), the process's exit handlers are skipped: the driver's
-/// would tear its state down under that thread, a crash at exit. The kernel closes the
-/// driver's files as at any exit (or, once the GPU is open, the child that holds them does:
-/// see `crate::gpu::teardown`).
-pub fn exit(status: i32, driver_busy: bool) -> ! {
+/// Ends the process with `status`, its answers written. Once the CUDA driver is loaded
+/// (`driver_loaded`; on a signal, always), the process's exit handlers are skipped: the
+/// driver's own tears down the contexts the process left open, and on an H200 host it
+/// crashed there now and then (SIGSEGV, BENCHMARKS.md), or under a thread still opening
+/// the GPU. The kernel closes the driver's files as at any exit (or, once the GPU is open,
+/// the child that holds them does: see `crate::gpu::teardown`).
+pub fn exit(status: i32, driver_loaded: bool) -> ! {
     crate::files::whole::remove_unfinished();
     #[cfg(target_os = "linux")]
-    if driver_busy {
+    if driver_loaded {
         // SAFETY: ends the process at once, as a signal's default action would; the answers
         // are flushed by then, and stderr is unbuffered.
         unsafe { libc::_exit(status) }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = driver_busy;
+    let _ = driver_loaded;
     std::process::exit(status)
 }
 

@@ -39,11 +39,11 @@ fn main() {
     // Buffered: the run flushes the answers whenever it may stop writing for a while.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let status = app::run(&config, &mut solver, &ctl, &mut out, &mut std::io::stderr());
-    let opening = solver.gpu_opening();
+    let driver_loaded = solver.driver_loaded();
     // Not dropped: a GPU's contexts are left to the driver's teardown at exit, which the
     // solver has handed to a child process (`quick_exit`), so the process ends at once.
     std::mem::forget(solver);
-    app::exit(status, opening);
+    app::exit(status, driver_loaded);
 }
 
 /// Whether standard output was closed when the process started, as found before `main`,

@@ -57,11 +57,10 @@ impl Solver {
         }
     }
 
-    /// Whether a thread may be inside the CUDA driver: the GPU still opening in the
-    /// background (an opening that has ended is settled here). A process must not run its
-    /// exit handlers then (see `Opener`'s drop).
-    pub fn gpu_opening(&mut self) -> bool {
-        self.gpu.settle()
+    /// Whether this solver has loaded the CUDA driver: the GPU open, opening, or tried. A
+    /// process that did must not run its exit handlers (see `nqueen::app::exit`).
+    pub fn driver_loaded(&self) -> bool {
+        !self.gpu.is_idle()
     }
 
     /// For `auto`: `board` will be counted later, after those before it. If it may need the

@@ -65,8 +65,8 @@ fn decided_from(start_up: Option<f64>) -> f64 {
 /// Starts opening the GPU in the background, unless something did already, once a board's
 /// estimated tree (`plan`'s, which planning may still cut by `cut` times, over `shards`
 /// shards) could make the CPU sample pick the GPU. Runs that never use the GPU do not open
-/// it: its start-up takes CPU time from the count, and a run ending while it is under way
-/// must end without its exit handlers (see `nqueen::app::exit`).
+/// it: its start-up takes CPU time from the count, and a run that loaded the driver ends
+/// without its exit handlers (see `nqueen::app::exit`).
 pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: usize) {
     if !gpu.is_idle() || !may_need_a_gpu(plan.n) {
         return;

@@ -99,19 +99,6 @@ impl Opener {
         Some((after, self.ended.get()?.saturating_duration_since(began).as_secs_f64()))
     }
 
-    /// Whether the opening is still under way: otherwise its thread, if any, is joined, so
-    /// that it has left the CUDA driver for good.
-    pub(super) fn settle(&mut self) -> bool {
-        match &self.state {
-            State::Opening(handle, _) if !handle.is_finished() => true,
-            State::Opening(..) => {
-                let _ = self.wait();
-                false
-            }
-            _ => false,
-        }
-    }
-
     /// Marks the GPU unusable after it failed, so that nothing more is sent to it.
     pub(super) fn failed(&mut self, e: GpuError) {
         self.state = State::Unusable(e);
@@ -147,7 +134,7 @@ impl Drop for Opener {
     /// Waits for an opening still under way: a thread left inside the CUDA driver when the
     /// process exits is torn out from under it by the driver's exit handlers (a crash at
     /// exit). The `nqueen` program never drops its solver, and ends without those handlers
-    /// where an opening is under way (see `nqueen::app::exit`).
+    /// once it has loaded the driver (see `nqueen::app::exit`).
     fn drop(&mut self) {
         if let State::Opening(handle, _) = std::mem::replace(&mut self.state, State::Idle) {
             let _ = handle.join();

@@ -1,8 +1,9 @@
-//! How a run ends while a thread is inside the CUDA driver: a stand-in driver
+//! How a run ends once it has loaded the CUDA driver: a stand-in driver
 //! (tests/suite/exit/fake_cuda.c) takes seconds to start and aborts the process if its exit
 //! handlers run while the start-up is under way, as the real driver's teardown crashes the
-//! thread inside it. nqueen must end with its documented status all the same, at once.
-//! Skips, saying so, where there is no C compiler.
+//! thread inside it, or, when asked, if they run at all, as the real one's did now and then
+//! on its own. nqueen must end with its documented status all the same, at once. Skips,
+//! saying so, where there is no C compiler.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -59,5 +60,32 @@ fn a_signal_while_the_gpu_opens_ends_the_run_with_its_status_not_a_crash() {
         assert_eq!(code, Some(status), "signal {signal}: stderr {err:?}");
         assert!(!err.contains("fake CUDA driver"), "the exit handlers ran under the opening thread: {err}");
         assert!(took < Duration::from_secs(10), "the run took {took:?} to end after the signal");
+    }
+}
+
+#[test]
+fn a_run_that_loaded_the_driver_ends_without_its_exit_handler() {
+    let Some(driver) = fake_driver("a_run_that_loaded_the_driver_ends_without_its_exit_handler") else { return };
+    let work = tempfile::tempdir().unwrap();
+    // The default opens the GPU in the background for empty 17, finds none and counts on
+    // the CPU; `--backend gpu` finds none and says so (status 3).
+    for (args, status, answer) in
+        [(&["fixtures/bench/empty_17.in"][..], 0, "Case 1: 95815104\n"), (&["--backend", "gpu", "fixtures/sample.in"][..], 3, "")]
+    {
+        let mark = work.path().join("called");
+        let _ = std::fs::remove_file(&mark);
+        let run = Command::new(env!("CARGO_BIN_EXE_nqueen"))
+            .args(args)
+            .env("LD_LIBRARY_PATH", driver)
+            .env("FAKE_CUDA_INIT_MS", "0")
+            .env("FAKE_CUDA_MARK", &mark)
+            .env("FAKE_CUDA_EXIT_CRASH", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(mark.exists(), "{args:?}: the driver was never loaded, so this tests nothing");
+        assert_eq!(run.status.code(), Some(status), "{args:?}: stderr {err:?}");
+        assert!(!err.contains("fake CUDA driver"), "{args:?}: the driver's exit handler ran: {err}");
+        assert_eq!(String::from_utf8_lossy(&run.stdout), answer, "{args:?}");
     }
 }

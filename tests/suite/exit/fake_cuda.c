@@ -6,17 +6,20 @@
 // destructor, which runs among the process's exit handlers, aborts when a thread is inside
 // cuInit then, as the real driver's teardown breaks such a thread: a process that runs its
 // exit handlers with a thread inside the driver ends with SIGABRT instead of its status.
+// With FAKE_CUDA_EXIT_CRASH set, it aborts whenever cuInit was called, as the real
+// driver's exit handler did now and then on an H200 host, with no thread inside it.
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-static atomic_int inside;
+static atomic_int inside, called;
 
 int cuInit(unsigned int flags) {
     (void)flags;
     atomic_store(&inside, 1);
+    atomic_store(&called, 1);
     const char *mark = getenv("FAKE_CUDA_MARK");
     if (mark) {
         FILE *f = fopen(mark, "w");
@@ -43,6 +46,12 @@ int cuGetErrorName(int error, const char **name) {
 }
 
 __attribute__((destructor)) static void teardown(void) {
+    if (atomic_load(&called) && getenv("FAKE_CUDA_EXIT_CRASH")) {
+        static const char said[] = "fake CUDA driver: exit handler ran\n";
+        if (write(2, said, sizeof said - 1) < 0) {
+        }
+        abort();
+    }
     if (atomic_load(&inside)) {
         static const char said[] = "fake CUDA driver: torn down at exit under a thread inside cuInit\n";
         if (write(2, said, sizeof said - 1) < 0) {
