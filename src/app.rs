@@ -245,6 +245,16 @@ pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Why standard output cannot take the answers of a run of `inputs`, if it cannot: it is
+/// one of them, which the answers would overwrite.
+pub fn stdout_apart(inputs: &[Input]) -> Result<(), String> {
+    match crate::files::stdout_among(Input::paths(inputs)) {
+        Some(input) if input == Path::new("/dev/stdin") => Err("standard output is the file standard input reads".into()),
+        Some(input) => Err(format!("standard output is {}, an input of this run", input.display())),
+        None => Ok(()),
+    }
+}
+
 /// Ends the process with `status`, its answers written. Once the CUDA driver is loaded
 /// (`driver_loaded`; on a signal, always), the process's exit handlers are skipped: the
 /// driver's own tears down the contexts the process left open, and on an H200 host it

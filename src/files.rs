@@ -66,6 +66,37 @@ pub fn among<'a>(path: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Opt
     inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(&meta, &m, path, input)))
 }
 
+/// What went wrong opening or writing `path`, in words: for a file that could not be
+/// created, the directory that is missing, or the link that points into it.
+pub fn io_words(path: &Path, e: &std::io::Error) -> String {
+    let said = crate::words::os_words(e);
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return said;
+    }
+    let (target, link) = match std::fs::read_link(path) {
+        Ok(to) => (path.parent().map_or(to.clone(), |dir| dir.join(&to)), Some(to)),
+        Err(_) => (path.to_path_buf(), None),
+    };
+    let missing = target.parent().filter(|dir| !dir.as_os_str().is_empty() && !dir.is_dir());
+    match (missing, link) {
+        (Some(dir), Some(to)) => format!("cannot create it: it links to {}, in {}, which does not exist", to.display(), dir.display()),
+        (Some(dir), None) => format!("cannot create it: there is no directory {}", dir.display()),
+        (None, _) => format!("cannot create it: {said}"),
+    }
+}
+
+/// The first of `inputs` that standard output writes to, where that is a regular file: a
+/// run would write its answers into what it reads (`nqueen in >> in`).
+pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
+    use std::os::fd::AsFd;
+    let out = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?).metadata().ok()?;
+    if !out.is_file() {
+        return None;
+    }
+    let stdout = Path::new("/dev/stdout");
+    inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(&out, &m, stdout, input)))
+}
+
 /// Whether `a` (of `a_path`) and `b` (of `b_path`) are one file: by device and inode, or
 /// where there are none, by the paths with every link followed.
 fn same_file(a: &Metadata, b: &Metadata, a_path: &Path, b_path: &Path) -> bool {

@@ -35,6 +35,10 @@ fn main() {
         eprintln!("nqueen: warning: cannot catch Ctrl-C ({e}); it will stop the program at once");
     }
     let config = cli.config(std::io::stderr().is_terminal());
+    if let Err(why) = app::stdout_apart(&config.inputs) {
+        eprintln!("nqueen: cannot write the answers: {why}");
+        std::process::exit(app::EXIT_OUTPUT);
+    }
     let mut solver = Solver::new(config.solve.clone());
     // Buffered: the run flushes the answers whenever it may stop writing for a while.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -23,7 +23,8 @@ pub fn parse() -> Cli {
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             let shown = e.print().and_then(|_| std::io::stdout().flush());
             if let Err(why) = shown {
-                eprintln!("nqueen: cannot write the {}: {why}", if e.kind() == ErrorKind::DisplayHelp { "help" } else { "version" });
+                let what = if e.kind() == ErrorKind::DisplayHelp { "help" } else { "version" };
+                eprintln!("nqueen: cannot write the {what}: {}", nqueen::words::os_words(&why));
                 std::process::exit(EXIT_OUTPUT);
             }
             std::process::exit(0);

@@ -14,7 +14,6 @@ use std::sync::Mutex;
 
 use super::kind::{Kind, SNIFF};
 use super::{among, not_regular};
-use crate::words::os_words;
 
 /// The rules one file is written by.
 pub struct Rules<'a> {
@@ -60,7 +59,7 @@ impl fmt::Display for WriteError {
             }
             Problem::ReadOnly => f.write_str("is read-only, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
-            Problem::Io(e) => f.write_str(&os_words(e)),
+            Problem::Io(e) => f.write_str(&crate::files::io_words(&self.path, e)),
         }
     }
 }

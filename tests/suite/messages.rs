@@ -10,8 +10,8 @@ use assert_cmd::Command;
 const SAMPLE: &str = "fixtures/sample.in";
 
 /// Words of the libraries beneath that no message may carry.
-const LIBRARY_WORDS: [&str; 6] =
-    ["invalid type:", "expected struct", "unknown field", "invalid digit", "expected number at", "DriverError"];
+const LIBRARY_WORDS: [&str; 7] =
+    ["invalid type:", "expected struct", "unknown field", "invalid digit", "expected number at", "DriverError", "(os error"];
 
 fn nqueen() -> Command {
     Command::cargo_bin("nqueen").unwrap()
@@ -142,7 +142,8 @@ fn help_and_version_that_cannot_be_written_are_an_error() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("nqueen: cannot write the "), "{err}");
+        let what = if args.contains(&"-V") || args.contains(&"--version") { "version" } else { "help" };
+        assert_eq!(err, format!("nqueen: cannot write the {what}: No space left on device\n"), "{args:?}");
     }
     assert!(nqueen().arg("-V").assert().success().get_output().stdout.starts_with(b"nqueen "));
 }
@@ -237,4 +238,22 @@ fn answers_with_nowhere_to_go_are_an_error() {
         .status()
         .unwrap()
         .success());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_that_cannot_be_created_names_the_missing_directory() {
+    let dir = files();
+    std::os::unix::fs::symlink("gone/run.ckpt", dir.path().join("link.ckpt")).unwrap();
+    for (args, said) in [
+        (
+            &["--checkpoint", "link.ckpt", "sample.in"][..],
+            "checkpoint link.ckpt: cannot create it: it links to gone/run.ckpt, in gone, which does not exist",
+        ),
+        (&["--checkpoint", "gone/run.ckpt", "sample.in"], "checkpoint gone/run.ckpt: cannot create it: there is no directory gone"),
+        (&["merge", "--summary", "gone/s.json", "part-0.jsonl"], "summary gone/s.json: cannot create it: there is no directory gone"),
+    ] {
+        let (code, _, err) = run_in(dir.path(), args, b"");
+        assert_eq!((code, err), (Some(4), format!("nqueen: {said}\n")), "{args:?}");
+    }
 }

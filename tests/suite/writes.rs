@@ -207,7 +207,10 @@ fn whole_file(command: &str, option: &str, role: &str, own_start: &[u8], is_new:
             Target::Directory => assert_eq!((code, err), (Some(4), said("is a directory; give the name of a file"))),
             Target::Device => assert_eq!((code, err), (Some(4), said("No space left on device"))),
             Target::ReadOnly => assert_eq!((code, err), (Some(4), said("is read-only, so it was left as it is"))),
-            Target::MissingParent => assert_eq!((code, err), (Some(4), said("No such file or directory"))),
+            Target::MissingParent => {
+                let missing = format!("cannot create it: there is no directory {}", path.parent().unwrap().display());
+                assert_eq!((code, err), (Some(4), said(&missing)))
+            }
             Target::Input => {
                 assert_eq!((code, err), (Some(4), said(&format!("is the input {}, so it was left as it is", input.display()))))
             }
@@ -253,6 +256,39 @@ fn a_summary_or_plot_named_dash_goes_to_standard_output() {
     assert!(!dir.path().join("-").exists());
 }
 
+#[test]
+fn answers_are_never_written_into_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("board.in");
+    fs::copy(SAMPLE, &input).unwrap();
+    let alias = dir.path().join("alias.in");
+    std::os::unix::fs::symlink(&input, &alias).unwrap();
+    let before = seen(&input);
+    let append = || fs::OpenOptions::new().append(true).open(&input).unwrap();
+    for (args, stdin, said) in [
+        (vec!["--shard", "0/1", "board.in"], None, "standard output is board.in, an input of this run"),
+        (vec!["alias.in"], None, "standard output is alias.in, an input of this run"),
+        (vec![], Some(fs::File::open(&input).unwrap()), "standard output is the file standard input reads"),
+        (vec!["merge", "board.in"], None, "standard output is board.in, an input of this run"),
+    ] {
+        let mut command = nqueen();
+        command.current_dir(dir.path()).args(&args).stdout(append());
+        if let Some(stdin) = stdin {
+            command.stdin(stdin);
+        }
+        let out = command.output().unwrap();
+        let (code, _, err) = text(&out);
+        assert_eq!((code, err.as_str()), (Some(4), format!("nqueen: cannot write the answers: {said}\n").as_str()), "{args:?}");
+        assert_eq!(seen(&input), before, "{args:?}");
+    }
+    // Another regular file, and a device on both sides, are fine.
+    let out =
+        nqueen().current_dir(dir.path()).arg("board.in").stdout(fs::File::create(dir.path().join("answers")).unwrap()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let out = nqueen().stdin(fs::File::open("/dev/null").unwrap()).stdout(fs::File::create("/dev/null").unwrap()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// A checkpoint named as each target, for a run of the sample.
 #[test]
 fn a_checkpoint_is_adopted_only_where_it_is_the_programs_own() {
@@ -296,7 +332,10 @@ fn a_checkpoint_is_adopted_only_where_it_is_the_programs_own() {
                 assert_eq!((code, err), (Some(1), said("is a character device, not a regular file, so it was left as it is")))
             }
             Target::ReadOnly => assert_eq!((code, err), (Some(1), said("is read-only, so no work could be recorded in it"))),
-            Target::MissingParent => assert_eq!((code, err), (Some(4), said("No such file or directory"))),
+            Target::MissingParent => {
+                let missing = format!("cannot create it: there is no directory {}", path.parent().unwrap().display());
+                assert_eq!((code, err), (Some(4), said(&missing)))
+            }
             Target::Input => {
                 assert_eq!((code, err), (Some(1), said(&format!("is the input {}, so it was left as it is", input.display()))))
             }
