@@ -6,6 +6,10 @@ use serde::de::DeserializeOwned;
 
 /// `text` read as a `T`, or what is wrong with it.
 pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    // Every record is an object; serde would read a list's items as its fields in turn.
+    if text.trim_start().starts_with('[') && is_json(text) {
+        return Err("a JSON list where a record belongs".to_string());
+    }
     let mut reader = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
         let field = e.path().to_string();
@@ -16,6 +20,9 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
             }
             serde_json::error::Category::Syntax if inner.to_string().starts_with("number out of range") && field != "." => {
                 format!("the field `{field}` holds a number out of its range")
+            }
+            serde_json::error::Category::Syntax if is_json(text) => {
+                format!("JSON, but not what a record holds from column {}", inner.column())
             }
             serde_json::error::Category::Syntax => format!("not JSON from column {}", inner.column()),
             serde_json::error::Category::Eof => "JSON cut short".to_string(),
@@ -29,6 +36,11 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     })?;
     reader.end().map_err(|e| format!("more after the JSON, from column {}", e.column()))?;
     Ok(value)
+}
+
+/// Whether `text` is JSON of any shape.
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// A data error `said` by serde about the field at `field` ("." where it is the whole
@@ -136,6 +148,8 @@ mod tests {
         assert_eq!(said(r#"{"count":1,"share":1,"name":2}"#), "the field `name` holds the number 2 where text belongs");
         assert_eq!(said(r#"{"count":1,"share":1,"name":"a","format":2}"#), "a field `format` that it does not have");
         assert_eq!(said(r#"{"count":1,"name":"a"}"#), "no field `share`");
+        assert_eq!(said("[1,2,3]"), "a JSON list where a record belongs");
+        assert_eq!(said(r#"{"count":1e400,"share":1,"name":"a"}"#), "JSON, but not what a record holds from column 11");
         assert_eq!(said(r#"{"count":-1,"share":1,"name":"a"}"#), "the field `count` holds a number out of its range");
         assert_eq!(said(r#"{"count":1,"share":true,"name":"a"}"#), "the field `share` holds true where a number belongs");
         assert_eq!(

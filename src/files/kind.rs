@@ -34,6 +34,8 @@ pub enum Kind {
     Plot,
     /// The plans of `nqueen --dry-run`.
     Plan,
+    /// The JSON lines of `nqueen status`.
+    Status,
     /// Answers as nqueen prints them: "Case 1: 92".
     Answers,
     /// JSON of another kind.
@@ -75,6 +77,7 @@ impl Kind {
                 (_, Err(_)) if !start.contains(&b'\n') && is_torn_header(text) => Kind::TornHeader,
                 (Some("summary"), _) => Kind::Summary,
                 (Some("plan"), _) => Kind::Plan,
+                (Some("status" | "machines"), _) => Kind::Status,
                 _ => Kind::Json,
             };
         }
@@ -104,6 +107,7 @@ impl Kind {
             Kind::Summary => "a summary of nqueen merge",
             Kind::Plot => "a plot of nqueen status",
             Kind::Plan => "the plans that nqueen --dry-run prints",
+            Kind::Status => "the JSON lines that nqueen status prints",
             Kind::Answers => "answers that nqueen printed",
             Kind::Json => "JSON that nqueen did not write",
             Kind::Binary => "binary data",
@@ -220,6 +224,8 @@ mod tests {
         assert_eq!(Kind::of(b"Case 1: 92\nCase 2: 1\n"), Kind::Answers);
         assert_eq!(Kind::of(b"Case one: 92\n"), Kind::Text);
         assert_eq!(Kind::of(br#"{"record":"plan","nqueen":"0.1.0"}"#), Kind::Plan);
+        assert_eq!(Kind::of(br#"{"record":"status","shards":1,"complete":true}"#), Kind::Status);
+        assert_eq!(Kind::of(br#"{"record":"machines","complete":true}"#), Kind::Status);
         assert_eq!(Kind::of(b"\0\0\0\0"), Kind::Binary);
         assert_eq!(Kind::of(b"caf\xe9 x"), Kind::Binary);
         assert_eq!(Kind::of("caf\u{e9}".as_bytes()), Kind::Text);
