@@ -102,6 +102,10 @@ pub fn threads(text: &str) -> Result<u16, Refused> {
     match text.trim().parse::<u64>() {
         Ok(k) if (1..=most as u64).contains(&k) => Ok(k as u16),
         Ok(k) => Err(Refused(format!("{k} threads: give 1 to {most}, or leave -j out for all cores"))),
+        // Digits past u64: a number all the same, too large.
+        Err(_) if !text.trim().is_empty() && text.trim().bytes().all(|b| b.is_ascii_digit()) => {
+            Err(Refused(format!("{} threads: give 1 to {most}, or leave -j out for all cores", text.trim())))
+        }
         Err(_) => Err(Refused(format!("{text:?} is not a number of threads: give 1 to {most}, e.g. -j 8"))),
     }
 }
@@ -142,6 +146,7 @@ mod tests {
     fn refused_values_say_what_was_expected_with_an_example() {
         assert_eq!(said(threads("0")), "0 threads: give 1 to 1024, or leave -j out for all cores");
         assert_eq!(said(threads("x")), "\"x\" is not a number of threads: give 1 to 1024, e.g. -j 8");
+        assert_eq!(said(threads("99999999999999999999")), "99999999999999999999 threads: give 1 to 1024, or leave -j out for all cores");
         assert_eq!(threads("16").unwrap(), 16);
         assert_eq!(said(device("abc")), "\"abc\" is not a GPU's number: GPUs are numbered from 0, e.g. --devices 0,1");
         assert_eq!(said(duration("bogus")), "\"bogus\" is not a duration: a number and a unit, e.g. 30m, 2h, 1d");
