@@ -86,7 +86,9 @@ pub fn io_words(path: &Path, e: &std::io::Error) -> String {
 }
 
 /// The first of `inputs` that standard output writes to, where that is a regular file: a
-/// run would write its answers into what it reads (`nqueen in >> in`).
+/// run would write its answers into what it reads (`nqueen in >> in`). Told by device and
+/// inode, so on Unix only.
+#[cfg(unix)]
 pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
     use std::os::fd::AsFd;
     let out = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?).metadata().ok()?;
@@ -95,6 +97,13 @@ pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'
     }
     let stdout = Path::new("/dev/stdout");
     inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(&out, &m, stdout, input)))
+}
+
+/// Standard output told apart from the inputs on Unix only (see the Unix version).
+#[cfg(not(unix))]
+pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
+    let _ = inputs;
+    None
 }
 
 /// Whether `a` (of `a_path`) and `b` (of `b_path`) are one file: by device and inode, or
