@@ -135,6 +135,11 @@ fn make(dir: &Path, target: Target, own: &[u8], input: &Path) -> (PathBuf, Vec<P
     }
 }
 
+/// What a file in a missing directory is said to be.
+fn no_directory(path: &Path) -> String {
+    format!("cannot create it: there is no directory {}", path.parent().unwrap().display())
+}
+
 fn text(out: &Output) -> (Option<i32>, String, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
@@ -207,10 +212,7 @@ fn whole_file(command: &str, option: &str, role: &str, own_start: &[u8], is_new:
             Target::Directory => assert_eq!((code, err), (Some(4), said("is a directory; give the name of a file"))),
             Target::Device => assert_eq!((code, err), (Some(4), said("No space left on device"))),
             Target::ReadOnly => assert_eq!((code, err), (Some(4), said("is read-only, so it was left as it is"))),
-            Target::MissingParent => {
-                let missing = format!("cannot create it: there is no directory {}", path.parent().unwrap().display());
-                assert_eq!((code, err), (Some(4), said(&missing)))
-            }
+            Target::MissingParent => assert_eq!((code, err), (Some(4), said(&no_directory(&path)))),
             Target::Input => {
                 assert_eq!((code, err), (Some(4), said(&format!("is the input {}, so it was left as it is", input.display()))))
             }
@@ -332,10 +334,7 @@ fn a_checkpoint_is_adopted_only_where_it_is_the_programs_own() {
                 assert_eq!((code, err), (Some(1), said("is a character device, not a regular file, so it was left as it is")))
             }
             Target::ReadOnly => assert_eq!((code, err), (Some(1), said("is read-only, so no work could be recorded in it"))),
-            Target::MissingParent => {
-                let missing = format!("cannot create it: there is no directory {}", path.parent().unwrap().display());
-                assert_eq!((code, err), (Some(4), said(&missing)))
-            }
+            Target::MissingParent => assert_eq!((code, err), (Some(4), said(&no_directory(&path)))),
             Target::Input => {
                 assert_eq!((code, err), (Some(1), said(&format!("is the input {}, so it was left as it is", input.display()))))
             }
