@@ -135,7 +135,7 @@ impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "checkpoint {}: ", self.path.display())?;
         match &self.problem {
-            Problem::Io(e) => f.write_str(&crate::files::io_words(&self.path, e)),
+            Problem::Io(e) => f.write_str(&files::io_words(&self.path, e)),
             Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {}", os_words(e)),
             Problem::NotAFile(what) => write!(f, "is {what}, not a regular file, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),

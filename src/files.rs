@@ -62,8 +62,21 @@ pub fn not_regular(meta: &Metadata) -> Option<&'static str> {
 
 /// The first of `inputs` that is the file `path` names (the same device and inode).
 pub fn among<'a>(path: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
-    let meta = std::fs::metadata(path).ok()?;
-    inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(&meta, &m, path, input)))
+    first_same(&std::fs::metadata(path).ok()?, path, inputs)
+}
+
+/// The first of `inputs` that is the file of `meta` (at `path`).
+fn first_same<'a>(meta: &Metadata, path: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
+    inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(meta, &m, path, input)))
+}
+
+/// The input file at `path`, opened for reading, or why it cannot be, in words: a
+/// directory is not `expected` ("judge input", "a part file").
+pub fn open_input(path: &Path, expected: &str) -> Result<std::fs::File, String> {
+    if path.is_dir() {
+        return Err(format!("is a directory, not {expected}"));
+    }
+    std::fs::File::open(path).map_err(|e| format!("cannot open it: {}", crate::words::os_words(&e)))
 }
 
 /// What went wrong opening or writing `path`, in words: for a file that could not be
@@ -95,8 +108,7 @@ pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'
     if !out.is_file() {
         return None;
     }
-    let stdout = Path::new("/dev/stdout");
-    inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(&out, &m, stdout, input)))
+    first_same(&out, Path::new("/dev/stdout"), inputs)
 }
 
 /// Standard output told apart from the inputs on Unix only (see the Unix version).

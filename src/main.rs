@@ -20,8 +20,7 @@ fn main() {
     // Before any thread starts: it sets an environment variable.
     nqueen::gpu::ask_for_few_queues();
     if let Err(why) = app::stdout_writable(stdout_closed_at_start()) {
-        eprintln!("nqueen: cannot write the answers: {why}");
-        std::process::exit(app::EXIT_OUTPUT);
+        no_answers(why);
     }
     let cli = cli::parse();
     if let Some(threads) = cli.threads() {
@@ -36,8 +35,7 @@ fn main() {
     }
     let config = cli.config(std::io::stderr().is_terminal());
     if let Err(why) = app::stdout_apart(&config.inputs) {
-        eprintln!("nqueen: cannot write the answers: {why}");
-        std::process::exit(app::EXIT_OUTPUT);
+        no_answers(why);
     }
     let mut solver = Solver::new(config.solve.clone());
     // Buffered: the run flushes the answers whenever it may stop writing for a while.
@@ -48,6 +46,12 @@ fn main() {
     // solver has handed to a child process (`quick_exit`), so the process ends at once.
     std::mem::forget(solver);
     app::exit(status, driver_loaded);
+}
+
+/// Ends the run before it starts: standard output cannot take the answers, for `why`.
+fn no_answers(why: impl std::fmt::Display) -> ! {
+    eprintln!("nqueen: cannot write the answers: {why}");
+    std::process::exit(app::EXIT_OUTPUT)
 }
 
 /// Whether standard output was closed when the process started, as found before `main`,

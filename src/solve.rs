@@ -155,8 +155,7 @@ impl Solver {
 
     /// Counts the prefixes `part` selects of `case` (the case of `board`), on the backend
     /// the options and the board call for. `ends` says whether the run ends once this count
-    /// is done: then `auto` does not race a GPU that is still opening, since the process
-    /// cannot end before the opening does, and a race would only slow it.
+    /// is done: then `auto` does not race a GPU that is still opening (see `auto::route`).
     pub fn count(&mut self, board: &Board, case: &Case, part: &Part<'_>, ends: bool, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
         let job = Job::new(case, part);

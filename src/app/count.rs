@@ -3,7 +3,6 @@
 //! resuming from and recording into a checkpoint if one is given; or with `--dry-run`, the
 //! plan of each case's shards instead of a count.
 
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -18,6 +17,7 @@ use crate::board::Board;
 use crate::checkpoint::{CaseShard, Checkpoint, Resume};
 use crate::control::Control;
 use crate::error::Error;
+use crate::files;
 use crate::files::kind::{self, Kind as FileKind, Recorded};
 use crate::parse::ParseError;
 use crate::parts::provenance::{self, Provenance};
@@ -66,7 +66,7 @@ pub(super) fn run<O: Write, E: Write>(
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
-            Input::File(path) => match open(path) {
+            Input::File(path) => match files::open_input(path, "judge input") {
                 Ok(f) => Box::new(f),
                 Err(why) => {
                     sink.say(format_args!("{}: {why}", path.display()));
@@ -85,14 +85,6 @@ pub(super) fn run<O: Write, E: Write>(
             Err(stop) => return outcome.stopped(stop),
         }
     }
-}
-
-/// The input file at `path`, opened, or why it cannot be read.
-fn open(path: &std::path::Path) -> Result<File, String> {
-    if path.is_dir() {
-        return Err("is a directory, not judge input".into());
-    }
-    File::open(path).map_err(|e| format!("cannot open it: {}", os_words(&e)))
 }
 
 /// A counting run: what counting a case needs besides the case.

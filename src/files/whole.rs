@@ -59,7 +59,7 @@ impl fmt::Display for WriteError {
             }
             Problem::ReadOnly => f.write_str("is read-only, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
-            Problem::Io(e) => f.write_str(&crate::files::io_words(&self.path, e)),
+            Problem::Io(e) => f.write_str(&super::io_words(&self.path, e)),
         }
     }
 }

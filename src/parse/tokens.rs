@@ -207,9 +207,10 @@ impl<R: Read> Tokens<R> {
             let mut end = start + token_length(&buf[start..]);
             // Binary data is said at once, not at the input's end; an endless token is cut.
             let so_far = token.as_ref().map_or(0, |t| t.len);
-            let cut = (end > start && so_far == 0 && buf[start].is_ascii_control()) || end - start >= MAX_TOKEN - so_far;
+            let control = end > start && so_far == 0 && buf[start].is_ascii_control();
+            let cut = control || end - start >= MAX_TOKEN - so_far;
             if cut {
-                end = if so_far == 0 && buf[start].is_ascii_control() { start + 1 } else { start + (MAX_TOKEN - so_far) };
+                end = if control { start + 1 } else { start + (MAX_TOKEN - so_far) };
             }
             if end > start {
                 let at = &mut self.at;

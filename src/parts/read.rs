@@ -6,11 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{PartsError, Record, FORMAT, OLDEST_FORMAT};
+use crate::files;
 use crate::files::digest;
 use crate::files::kind::{self, Kind as FileKind, Recorded};
 use crate::files::lines::{self, Lines};
 use crate::files::MAX_LINE;
-use crate::words::os_words;
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
@@ -45,12 +45,9 @@ impl Located {
 /// anything: the first line that is not a part record of this format, or a torn last line.
 pub fn read(path: &Path) -> (Vec<Located>, Option<PartsError>) {
     let name = path.display().to_string();
-    if path.is_dir() {
-        return (Vec::new(), Some(PartsError::Unreadable(format!("{name}: is a directory, not a part file"))));
-    }
-    match std::fs::File::open(path) {
+    match files::open_input(path, "a part file") {
         Ok(file) => read_from(file, &name),
-        Err(e) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: cannot open it: {}", os_words(&e))))),
+        Err(why) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: {why}")))),
     }
 }
 

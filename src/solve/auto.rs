@@ -351,7 +351,7 @@ mod tests {
         assert_eq!(route(0.1, Some(0.2), false, false), Choice::Race);
         assert_eq!(route(0.1, Some(0.2), true, false), Choice::Cpu);
         assert_eq!(route(0.5, Some(0.2), false, false), Choice::Gpu);
-        // The last board of a run does not race: the run waits for the opening anyway.
+        // The last board of a run does not race: racing the last boards measured slower.
         assert_eq!(route(0.1, Some(0.2), false, true), Choice::Gpu);
         assert_eq!(route(0.01, Some(0.2), false, true), Choice::Cpu);
         // An open GPU takes every board that would keep the CPU longer than its own cost.
