@@ -287,9 +287,12 @@ __device__ __forceinline__ void count_all(
         }
         // Lowest set bit: two's complement leaves only it in common with avail.
         const unsigned int bit = avail & (0u - avail);
-        avail ^= bit;
+        // `bit` is a free cell, so it is in avail and in none of cols, ld and rd: adding and
+        // subtracting it is setting and clearing it, and ptxas can issue an add on the FMA
+        // pipe (IMAD.IADD), where a logic op takes the integer pipe that bounds the loop.
+        avail -= bit;
         nodes += 1.0;
-        const unsigned int nc = cols | bit, nl = (ld | bit) << 1, nr = (rd | bit) >> 1;
+        const unsigned int nc = cols + bit, nl = (ld + bit) << 1, nr = (rd + bit) >> 1;
         // The next two rows' cells after this queen: at row n-3 they are the last two
         // rows, counted in closed form; above it, the next row's cells and a look-ahead.
         // One load brings the next three rows.

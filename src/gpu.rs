@@ -21,8 +21,8 @@ mod memory;
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
-pub use count::{CountError, GpuTally, Units, BATCH_CAP};
-pub use launch::{block_shape, row_windows};
+pub use count::{CountError, GpuTally, Units, BATCH_CAP, LARGE_BATCH_CAP};
+pub use launch::{block_shape, block_shapes, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
@@ -140,6 +140,8 @@ struct Device {
     /// The kernel's entry points, indexed by [`EntryPoint::number`].
     kernels: Vec<CudaFunction>,
     multiprocessors: u32,
+    /// The card's memory, in bytes.
+    memory: usize,
 }
 
 /// The opened GPUs, ready to count.
@@ -220,9 +222,10 @@ impl Device {
         let uuid = card_uuid(&ctx.uuid().map_err(driver_err)?.bytes.map(|b| b as u8));
         let multiprocessors =
             ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(driver_err)? as u32;
+        let memory = ctx.total_mem().map_err(driver_err)?;
         let kernels = module::load_kernels(&ctx)?;
         let streams = (0..STREAMS_PER_DEVICE).map(|_| ctx.new_stream()).collect::<Result<_, _>>().map_err(driver_err)?;
-        Ok(Device { ordinal, name, uuid, streams, kernels, multiprocessors })
+        Ok(Device { ordinal, name, uuid, streams, kernels, multiprocessors, memory })
     }
 }
 

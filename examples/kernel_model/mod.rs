@@ -35,7 +35,7 @@ pub fn middle_batch(plan: &Plan, thin: usize) -> Middle {
     let nodes = plan.expected_nodes.unwrap_or(1e9);
     let base = prefix::expand(plan, prefix::cpu_target(plan.expected_nodes));
     let deeper = prefix::deeper(plan, &base, gpu::prefix_target(nodes));
-    let batches = prefix::batches(&deeper.per_root, gpu::BATCH_CAP);
+    let batches = prefix::batches(&deeper.per_root, gpu::LARGE_BATCH_CAP);
     let middle = &batches[batches.len() / 2];
     let roots = Prefixes { depth: base.depth, items: base.items[middle.clone()].to_vec() };
     let mut prefixes = expanded(plan, roots, deeper.extra);

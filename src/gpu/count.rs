@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 
-use super::launch::{block_shape, expand_cfg, offsets, row_windows, STACK_ENTRY};
+use super::launch::{block_shapes, expand_cfg, offsets, row_windows, STACK_ENTRY};
 use super::memory::Buffer;
 use super::module::{self, EntryPoint};
 use super::{driver_err, Device, Gpu, GpuError};
@@ -21,8 +21,16 @@ use crate::prefix::{self, Deeper, Prefix, Prefixes};
 use crate::tally::Tally;
 use crate::tuning::SHARED_NODES;
 
-/// Prefixes per batch: bounds device memory (16 bytes each) whatever the board.
+/// Prefixes per batch of a count's last batches, and of every batch when several devices
+/// share a board: the batches whose lanes share work at the end (see
+/// [`SHARED_TAIL_BATCHES`]) stay this small, since sharing costs a vote on every pass.
 pub const BATCH_CAP: usize = 4 << 20;
+/// Prefixes per batch before the last ones, where one device counts: fewer, larger
+/// launches leave fewer warps idle at each launch's end (16 bytes a prefix on the device,
+/// 1 GB a stream), unless the card's memory asks for less ([`Device::batch_cap`]).
+pub const LARGE_BATCH_CAP: usize = 64 << 20;
+/// The share of a card's memory that its streams' prefixes may take.
+const BATCH_MEMORY_SHARE: usize = 16;
 /// Batches each device should get when several share the work.
 const BATCHES_PER_DEVICE: u64 = 16;
 /// The smallest batch worth a launch when several devices share the work.
@@ -141,12 +149,9 @@ impl Gpu {
         if roots.items.is_empty() {
             return Ok(total);
         }
-        let cap = batch_cap(deeper.total(), devices.len());
-        let mut batches = Vec::new();
-        for (unit, r) in units.ranges.iter().enumerate() {
-            let within = prefix::batches(&deeper.per_root[r.clone()], cap);
-            batches.extend(within.into_iter().map(|b| Batch { roots: r.start + b.start..r.start + b.end, unit }));
-        }
+        let tail_batches = SHARED_TAIL_BATCHES * devices.iter().map(|d| d.streams.len()).sum::<usize>();
+        let cap = batch_cap(deeper.total(), devices.len()).min(devices.iter().map(Device::batch_cap).min().unwrap_or(BATCH_CAP));
+        let batches = plan_batches(&deeper.per_root, units.ranges, cap, tail_batches);
         let mut left = vec![0usize; units.ranges.len()];
         batches.iter().for_each(|b| left[b.unit] += 1);
         let largest = batches.iter().map(|b| deeper.per_root[b.roots.clone()].iter().sum::<u64>()).max().unwrap_or(0);
@@ -159,7 +164,7 @@ impl Gpu {
             deeper,
             entry_point,
             rows: row_windows(plan),
-            tail_batches: SHARED_TAIL_BATCHES * devices.iter().map(|d| d.streams.len()).sum::<usize>(),
+            tail_batches,
             batches,
             largest_batch,
             most_roots,
@@ -206,6 +211,13 @@ impl Gpu {
 }
 
 impl Device {
+    /// The most prefixes a batch may hold on this card: its streams' buffers of prefixes
+    /// take at most one [`BATCH_MEMORY_SHARE`]th of its memory.
+    fn batch_cap(&self) -> usize {
+        let per_stream = self.memory / BATCH_MEMORY_SHARE / self.streams.len().max(1);
+        (per_stream / std::mem::size_of::<Prefix>()).clamp(MIN_SHARED_BATCH, LARGE_BATCH_CAP)
+    }
+
     /// Counts batches of `work` on stream `s`, taking the next one left until none is.
     fn run(&self, s: &Arc<CudaStream>, work: &Work, ctl: &Control) -> Result<StreamTally, CountError> {
         s.context().bind_to_thread().map_err(failed)?;
@@ -223,9 +235,8 @@ impl Device {
         let kernel = &self.kernels[work.entry_point.number()];
         let sharing = &self.kernels[work.entry_point.shared_number()];
         let expand = &self.kernels[module::EXPAND];
-        let (block, shared) = block_shape(plan.n, depth);
-        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(failed)?;
-        let grid = self.multiprocessors * per_sm.max(1);
+        let (block, shared, per_sm) = most_warps(kernel, plan.n, depth)?;
+        let grid = self.multiprocessors * per_sm;
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared as u32 };
         let (n, base_depth, extra, depth) = (plan.n as i32, work.roots.depth as i32, deeper.extra as i32, depth as i32);
         // Bytes from one stack entry of a thread to its next: the stack is [entry][thread].
@@ -300,6 +311,20 @@ impl Device {
     }
 }
 
+/// The block shape, of those [`block_shapes`] offers, that keeps the most warps of
+/// `kernel` resident on an SM, and its blocks an SM: the stack's share of shared memory
+/// leaves some blocks' worth unused at one size and not at another. On a tie, the first.
+fn most_warps(kernel: &CudaFunction, n: usize, depth: usize) -> Result<(u32, usize, u32), CountError> {
+    let mut best = None;
+    for (block, shared) in block_shapes(n, depth) {
+        let per_sm = kernel.occupancy_max_active_blocks_per_multiprocessor(block, shared, None).map_err(failed)?.max(1);
+        if best.is_none_or(|(b, _, p): (u32, usize, u32)| per_sm * block > p * b) {
+            best = Some((block, shared, per_sm));
+        }
+    }
+    best.ok_or_else(|| CountError::Gpu(GpuError::Driver("no block shape fits the stack in shared memory".into())))
+}
+
 /// Some roots counted together, all of one unit.
 struct Batch {
     roots: Range<usize>,
@@ -372,10 +397,34 @@ fn covered(mut spans: Vec<(Instant, Instant)>) -> Duration {
 /// of the work that the other devices idle.
 fn batch_cap(total: u64, devices: usize) -> usize {
     if devices <= 1 {
-        return BATCH_CAP;
+        return LARGE_BATCH_CAP;
     }
     let share = total / (devices as u64 * BATCHES_PER_DEVICE);
     (share as usize).clamp(MIN_SHARED_BATCH, BATCH_CAP)
+}
+
+/// The batches of a count: each unit's roots (`ranges`) cut into batches of at most `cap`
+/// prefixes, but the roots of the last `tail` batches' worth of [`BATCH_CAP`] prefixes cut
+/// at [`BATCH_CAP`], so that the entry points that share work at the end count no more
+/// than they do with small batches everywhere.
+fn plan_batches(per_root: &[u64], ranges: &[Range<usize>], cap: usize, tail: usize) -> Vec<Batch> {
+    let small = cap.min(BATCH_CAP);
+    let tail_prefixes = (tail * small) as u64;
+    let mut tail_start = per_root.len();
+    let mut in_tail = 0u64;
+    while tail_start > 0 && in_tail < tail_prefixes {
+        tail_start -= 1;
+        in_tail += per_root[tail_start];
+    }
+    let mut batches = Vec::new();
+    for (unit, r) in ranges.iter().enumerate() {
+        let split = tail_start.clamp(r.start, r.end);
+        for (part, cap) in [(r.start..split, cap), (split..r.end, small)] {
+            let within = prefix::batches(&per_root[part.clone()], cap);
+            batches.extend(within.into_iter().map(|b| Batch { roots: part.start + b.start..part.start + b.end, unit }));
+        }
+    }
+    batches
 }
 
 #[cfg(test)]
@@ -392,8 +441,32 @@ mod tests {
     }
 
     #[test]
+    fn the_last_batches_stay_small_and_every_root_is_in_one_batch_of_its_unit() {
+        let per_root = vec![1u64 << 16; 4096];
+        let ranges = [0..1000, 1000..4000, 4000..4096];
+        let batches = plan_batches(&per_root, &ranges, LARGE_BATCH_CAP, 4);
+        let size = |b: &Batch| per_root[b.roots.clone()].iter().sum::<u64>();
+        let mut next = 0;
+        for b in &batches {
+            assert_eq!(b.roots.start, next, "batches cover the roots in order");
+            next = b.roots.end;
+            assert!(ranges[b.unit].start <= b.roots.start && b.roots.end <= ranges[b.unit].end, "a batch within its unit");
+            assert!(size(b) <= LARGE_BATCH_CAP as u64);
+        }
+        assert_eq!(next, per_root.len());
+        let tail = &batches[batches.len() - 4..];
+        assert!(tail.iter().all(|b| size(b) <= BATCH_CAP as u64), "the shared entry points' batches stay small");
+        assert!(batches.iter().any(|b| size(b) > BATCH_CAP as u64), "the batches before them are large");
+        // Few roots: every batch is in the tail, at the small size.
+        let one_unit: [Range<usize>; 1] = [Range { start: 0, end: 10 }];
+        let few = plan_batches(&per_root[..10], &one_unit, LARGE_BATCH_CAP, 4);
+        assert_eq!(few.len(), 1);
+        assert!(plan_batches(&[], &[], LARGE_BATCH_CAP, 4).is_empty());
+    }
+
+    #[test]
     fn several_devices_get_many_batches_each() {
-        assert_eq!(batch_cap(100 << 20, 1), BATCH_CAP);
+        assert_eq!(batch_cap(100 << 20, 1), LARGE_BATCH_CAP);
         assert_eq!(batch_cap(64 << 20, 2), 2 << 20);
         assert_eq!(batch_cap(1000, 2), MIN_SHARED_BATCH);
     }

@@ -8,6 +8,8 @@ use crate::plan::Plan;
 
 /// Threads per block, unless the stack in shared memory needs a smaller block.
 const BLOCK: u32 = 128;
+/// The most threads a block of the counting kernels may have: their `__launch_bounds__`.
+const MAX_BLOCK: u32 = 256;
 /// Threads per block of expand_prefixes (its `__launch_bounds__`), each with a 16-byte
 /// stack entry per row it expands but the last: at most 29 rows, within 48 KB.
 const EXPAND_BLOCK: u32 = 64;
@@ -20,11 +22,28 @@ pub(super) const STACK_ENTRY: usize = 16;
 /// Threads per block and shared bytes per block for prefixes at `depth` on an `n` board:
 /// each thread keeps one 16-byte stack entry per row it searches above the last two.
 pub fn block_shape(n: usize, depth: usize) -> (u32, usize) {
-    let levels = n.saturating_sub(depth + 3).max(1);
-    let per_thread = levels * STACK_ENTRY;
+    let per_thread = stack_bytes(n, depth);
     let fit = (SHARED_LIMIT / per_thread) as u32 / 32 * 32;
     let block = BLOCK.min(fit).max(32);
     (block, block as usize * per_thread)
+}
+
+/// The block shapes a counting launch may take, [`block_shape`]'s first, then every other
+/// whole number of warps up to the kernel's bound whose stacks fit in shared memory: which
+/// keeps the most warps on an SM depends on the stack's depth and the card.
+pub fn block_shapes(n: usize, depth: usize) -> impl Iterator<Item = (u32, usize)> {
+    let per_thread = stack_bytes(n, depth);
+    let first = block_shape(n, depth);
+    let others = (1..=MAX_BLOCK / 32)
+        .map(move |warps| warps * 32)
+        .filter(move |&block| block != first.0 && block as usize * per_thread <= SHARED_LIMIT)
+        .map(move |block| (block, block as usize * per_thread));
+    std::iter::once(first).chain(others)
+}
+
+/// Shared bytes a thread's stack takes.
+fn stack_bytes(n: usize, depth: usize) -> usize {
+    n.saturating_sub(depth + 3).max(1) * STACK_ENTRY
 }
 
 /// How expand_prefixes is launched on `roots` roots expanding `extra` rows each.
@@ -90,6 +109,26 @@ mod tests {
     fn each_roots_prefixes_start_where_the_ones_before_end() {
         assert_eq!(offsets(&[3, 0, 5, 1]), [0, 3, 3, 8, 9]);
         assert_eq!(offsets(&[]), [0]);
+    }
+
+    #[test]
+    fn every_block_shape_offered_fits_and_the_usual_one_comes_first() {
+        for n in 1..=32 {
+            for depth in 0..=n {
+                let shapes: Vec<_> = block_shapes(n, depth).collect();
+                assert_eq!(shapes[0], block_shape(n, depth));
+                for &(block, shared) in &shapes {
+                    assert!(block % 32 == 0 && block <= MAX_BLOCK && shared <= SHARED_LIMIT, "n={n} depth={depth} block={block}");
+                    assert_eq!(shared, block as usize * stack_bytes(n, depth));
+                }
+                let mut blocks: Vec<u32> = shapes.iter().map(|s| s.0).collect();
+                blocks.sort_unstable();
+                blocks.dedup();
+                assert_eq!(blocks.len(), shapes.len(), "no shape twice");
+            }
+        }
+        // 12 levels of 16 bytes: 128 threads first, then 32..256 but 128.
+        assert_eq!(block_shapes(21, 6).map(|s| s.0).collect::<Vec<_>>(), [128, 32, 64, 96, 160, 192, 224, 256]);
     }
 
     #[test]
