@@ -147,6 +147,8 @@ struct Device {
 /// The opened GPUs, ready to count.
 pub struct Gpu {
     devices: Vec<Device>,
+    /// Devices asked for but not opened yet (see [`Gpu::open_first`]).
+    unopened: Vec<usize>,
     /// The child holding the driver's files, if [`Gpu::hand_over_teardown`] started one.
     /// Declared after `devices`, so that a dropped `Gpu` destroys its contexts first and
     /// the child then exits with nothing left to tear down.
@@ -157,6 +159,18 @@ pub struct Gpu {
 impl Gpu {
     /// Opens the devices `ordinals` (all visible devices when `None`) and loads the kernel.
     pub fn open(ordinals: Option<&[usize]>) -> Result<Gpu, GpuError> {
+        let devices = open_side_by_side(&Gpu::wanted(ordinals)?).into_iter().collect::<Result<_, _>>()?;
+        Ok(Gpu {
+            devices,
+            unopened: Vec::new(),
+            #[cfg(target_os = "linux")]
+            holder: None,
+        })
+    }
+
+    /// The devices `ordinals` names, all visible ones when `None`, checked against those the
+    /// driver sees.
+    fn wanted(ordinals: Option<&[usize]>) -> Result<Vec<usize>, GpuError> {
         // SAFETY: these only try to load the libraries; cudarc would panic without them.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
@@ -173,20 +187,44 @@ impl Gpu {
         if let Some(&ordinal) = wanted.iter().find(|&&o| o >= visible) {
             return Err(GpuError::NoDevice(format!("device {ordinal} asked for, but only {visible} visible")));
         }
-        // Opening a device (context, module) is slow: open them side by side.
-        let opened: Vec<Result<Device, GpuError>> = std::thread::scope(|scope| {
-            let threads: Vec<_> = wanted.iter().map(|&ordinal| scope.spawn(move || Device::open(ordinal))).collect();
-            threads
-                .into_iter()
-                .map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Driver("a thread opening a device panicked".into()))))
-                .collect()
-        });
-        let devices = opened.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(wanted)
+    }
+
+    /// Opens the first of the devices `ordinals` (all visible devices when `None`), the
+    /// others left for [`Gpu::open_rest`]: a count shares its work among several only from
+    /// [`crate::tuning::SHARED_NODES`] on, and each card's opening costs about as much as the first's.
+    pub fn open_first(ordinals: Option<&[usize]>) -> Result<Gpu, GpuError> {
+        let wanted = Gpu::wanted(ordinals)?;
+        let (&first, rest) = wanted.split_first().ok_or_else(|| GpuError::NoDevice("no device asked for".into()))?;
         Ok(Gpu {
-            devices,
+            devices: vec![Device::open(first)?],
+            unopened: rest.to_vec(),
             #[cfg(target_os = "linux")]
             holder: None,
         })
+    }
+
+    /// Whether some devices asked for are not open yet.
+    pub fn has_unopened(&self) -> bool {
+        !self.unopened.is_empty()
+    }
+
+    /// Opens the devices asked for that [`Gpu::open_first`] left, side by side. On an error
+    /// the devices open so far stay, and none of the rest is tried again.
+    pub fn open_rest(&mut self) -> Result<(), GpuError> {
+        let mut result = Ok(());
+        for device in open_side_by_side(&std::mem::take(&mut self.unopened)) {
+            match device {
+                Ok(d) => self.devices.push(d),
+                Err(e) => result = result.and(Err(e)),
+            }
+        }
+        // The child holding the driver's files must hold the new devices' too.
+        #[cfg(target_os = "linux")]
+        if self.holder.take().is_some() {
+            self.hand_over_teardown();
+        }
+        result
     }
 
     /// Hands the driver's teardown at this process's exit to a child process (see
@@ -227,6 +265,17 @@ impl Device {
         let streams = (0..STREAMS_PER_DEVICE).map(|_| ctx.new_stream()).collect::<Result<_, _>>().map_err(driver_err)?;
         Ok(Device { ordinal, name, uuid, streams, kernels, multiprocessors, memory })
     }
+}
+
+/// Opens the devices `ordinals`, side by side: opening one (context, module) is slow.
+fn open_side_by_side(ordinals: &[usize]) -> Vec<Result<Device, GpuError>> {
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = ordinals.iter().map(|&ordinal| scope.spawn(move || Device::open(ordinal))).collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|_| Err(GpuError::Driver("a thread opening a device panicked".into()))))
+            .collect()
+    })
 }
 
 /// A card's UUID as `nvidia-smi -L` prints it: "GPU-" and the 16 bytes in hex, grouped

@@ -162,12 +162,13 @@ impl Solver {
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
         match self.options.backend {
-            Backend::Gpu if !job.counted_at_once() => GpuPlan::new(&job, self.options.gpu_prefixes, &mut report).count(
-                self.gpu.wait().map_err(Error::NoGpu)?,
-                &job,
-                ctl,
-                &mut report,
-            )?,
+            Backend::Gpu if !job.counted_at_once() => {
+                let nodes = job.nodes();
+                self.gpu.want_cards_for(nodes);
+                let planned = GpuPlan::new(&job, nodes, self.options.gpu_prefixes, &mut report);
+                planned.count(self.gpu.wait().map_err(Error::NoGpu)?, &job, ctl, &mut report)?;
+                report.warnings.extend(self.gpu.rest_failed());
+            }
             Backend::Auto => self.auto.count(&mut self.gpu, &self.options, (board, &job), ends, ctl, &mut report)?,
             Backend::Cpu | Backend::Gpu => backend::count_on_cpu(&job, self.options.schedule, ctl, &mut report)?,
         }

@@ -72,7 +72,9 @@ pub(super) fn open_if_needed(gpu: &mut Opener, plan: &Plan, cut: f64, shards: us
         return;
     }
     let rate = || cpu::nodes_per_second(plan, 0, rayon::current_num_threads());
-    if plan.expected_nodes.is_some_and(|e| may_need_gpu(e / cut / shards as f64, rate(), gpu.start_seconds())) {
+    if let Some(fewest) = plan.expected_nodes.map(|e| e / cut / shards as f64).filter(|&f| may_need_gpu(f, rate(), gpu.start_seconds())) {
+        // A board whose count will share all the cards opens them all at once.
+        gpu.want_cards_for(fewest);
         gpu.start();
     }
 }
@@ -193,11 +195,14 @@ impl Auto {
         ctl: &Control,
         report: &mut Report,
     ) -> Result<bool, Error> {
-        let planned = GpuPlan::new(job, options.gpu_prefixes, report);
+        let nodes = job.nodes();
+        gpu.want_cards_for(nodes);
+        let planned = GpuPlan::new(job, nodes, options.gpu_prefixes, report);
         if !self.gpu_opened(gpu, &mut report.warnings) {
             return Ok(false);
         }
         planned.count(gpu.wait().map_err(Error::NoGpu)?, job, ctl, report)?;
+        report.warnings.extend(gpu.rest_failed());
         Ok(true)
     }
 
@@ -279,7 +284,6 @@ mod tests {
     use super::super::{Backend, Part, Scope, Solver};
     use super::*;
     use crate::board::Board;
-    use crate::tuning::GPU_START_SECONDS;
 
     /// An opener that says, after `after`, that the GPU opened (`said`), though its thread
     /// then finds no device; and the cell it says it in.
@@ -369,14 +373,15 @@ mod tests {
     }
 
     #[test]
-    fn boards_each_too_small_for_the_gpu_open_it_together_more_for_more_cards() {
+    fn boards_each_too_small_for_the_gpu_open_it_together_and_weigh_one_card() {
         // Which boards fall between the two lines depends on this CPU's speed: find one.
         let pool = rayon::ThreadPoolBuilder::new().num_threads(16).build().unwrap();
         pool.install(|| {
             for cards in [1, 4] {
                 let mut gpu = Opener::new(Some((0..cards).collect()), false);
+                // Boards this small share no work among cards: only the first is opened.
                 let start = gpu.start_seconds();
-                assert_eq!(start, GPU_START_SECONDS * cards as f64);
+                assert_eq!(start, Opener::new(Some(vec![0]), false).start_seconds());
                 let between = (14..=22).map(|n| Board::empty(n).unwrap()).find_map(|board| {
                     let plan = Plan::as_is(&board);
                     let cut = crate::plan::planning_cut(&board);

@@ -50,12 +50,11 @@ pub(super) struct GpuPlan {
 }
 
 impl GpuPlan {
-    /// Plans `job` for the GPU, aiming at `target` prefixes where given, else at what
-    /// [`gpu::prefix_target`] says of its size.
-    pub(super) fn new(job: &Job<'_>, target: Option<usize>, report: &mut Report) -> GpuPlan {
+    /// Plans `job`, of about `nodes` search nodes ([`Job::nodes`]), for the GPU, aiming at
+    /// `target` prefixes where given, else at what [`gpu::prefix_target`] says of its size.
+    pub(super) fn new(job: &Job<'_>, nodes: f64, target: Option<usize>, report: &mut Report) -> GpuPlan {
         let started = Instant::now();
         let case = job.case;
-        let nodes = job.nodes();
         // A part of a case (a shard, or what a checkpoint left) gets at least its share of
         // the whole case's prefixes, so that they are as small as the whole case's (a part
         // has as heavy prefixes as the whole, and the heaviest makes the tail of the

@@ -1,27 +1,34 @@
 //! The GPU, opened on a thread of its own so that CUDA's start-up overlaps planning the
 //! board that needs it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::gpu::{Gpu, GpuError};
-use crate::tuning::GPU_START_SECONDS;
+use crate::tuning::{GPU_START_SECONDS, SHARED_NODES};
 
 /// The GPUs a run may use, and where opening them stands.
 pub(super) struct Opener {
     pub(super) state: State,
     /// GPU ordinals to open; all visible ones when `None`.
     devices: Option<Vec<usize>>,
-    /// What opening them would cost, by how many there are (see [`GPU_START_SECONDS`]),
-    /// once asked: runs that never weigh the GPU never look for its cards.
-    start_seconds: OnceLock<f64>,
+    /// How many cards opening them all would open, once asked: runs that never weigh the
+    /// GPU never look for its cards.
+    cards: OnceLock<usize>,
     /// Hand the driver's teardown to a child process once open (see
     /// [`Gpu::hand_over_teardown`]).
     quick_exit: bool,
     /// When the opening began, and when it ended (set by the thread that opens).
     pub(super) began: Option<Instant>,
     ended: Arc<OnceLock<Instant>>,
+    /// Whether a count will share its work among all the cards: until then only the first
+    /// is opened, whose opening is what `auto` weighs.
+    all_cards: Arc<AtomicBool>,
+    /// Why some of the other cards did not open, if they did not; said once.
+    rest_failed: Arc<OnceLock<GpuError>>,
+    told_rest_failed: bool,
 }
 
 /// Where opening the GPU stands.
@@ -39,30 +46,80 @@ impl Opener {
     /// The GPUs `devices` names (all visible ones when `None`), not opened yet; with
     /// `quick_exit`, their driver's teardown will be handed to a child process.
     pub(super) fn new(devices: Option<Vec<usize>>, quick_exit: bool) -> Opener {
-        Opener { state: State::Idle, devices, start_seconds: OnceLock::new(), quick_exit, began: None, ended: Arc::new(OnceLock::new()) }
+        Opener {
+            state: State::Idle,
+            devices,
+            cards: OnceLock::new(),
+            quick_exit,
+            began: None,
+            ended: Arc::new(OnceLock::new()),
+            all_cards: Arc::new(AtomicBool::new(false)),
+            rest_failed: Arc::new(OnceLock::new()),
+            told_rest_failed: false,
+        }
     }
 
-    /// What opening the GPUs costs, about: each card's start-up.
+    /// What opening the GPU costs, about: the first card's start-up, or every card's where a count already asked for all of them (they open side by side,
+    /// at about the cost of one each).
     pub(super) fn start_seconds(&self) -> f64 {
-        *self.start_seconds.get_or_init(|| {
-            let cards = self.devices.as_ref().map_or_else(visible_cards, Vec::len);
-            GPU_START_SECONDS * cards.max(1) as f64
-        })
+        let cards = if self.all_cards.load(Ordering::Relaxed) {
+            *self.cards.get_or_init(|| self.devices.as_ref().map_or_else(visible_cards, Vec::len))
+        } else {
+            1
+        };
+        GPU_START_SECONDS * cards.max(1) as f64
     }
 
-    /// Starts opening the GPU in the background.
+    /// Starts opening the GPU in the background: the first card, or all of them where a
+    /// count of [`SHARED_NODES`] or more has asked for them ([`Opener::want_cards_for`]).
     pub(super) fn start(&mut self) {
         let opened = Arc::new(OnceLock::new());
         let (said, ended) = (Arc::clone(&opened), Arc::clone(&self.ended));
         let (devices, quick_exit) = (self.devices.clone(), self.quick_exit);
+        let (all_cards, rest_failed) = (Arc::clone(&self.all_cards), Arc::clone(&self.rest_failed));
         self.began = Some(Instant::now());
+        let all_now = self.all_cards.load(Ordering::Relaxed);
         let thread = std::thread::spawn(move || {
-            let gpu = open(devices.as_deref(), quick_exit);
+            let gpu = open(devices.as_deref(), all_now, quick_exit).map(|mut gpu| {
+                // Asked for while the first card was opening.
+                if all_cards.load(Ordering::Relaxed) && gpu.has_unopened() {
+                    open_rest(&mut gpu, &rest_failed);
+                }
+                gpu
+            });
             let _ = ended.set(Instant::now());
             let _ = said.set(gpu.is_ok());
             gpu
         });
         self.state = State::Opening(thread, opened);
+    }
+
+    /// A count of about `nodes` search nodes will come: from [`SHARED_NODES`] on it shares
+    /// its work among all the cards, so those not open yet start opening in the background.
+    pub(super) fn want_cards_for(&mut self, nodes: f64) {
+        if nodes < SHARED_NODES || self.all_cards.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let State::Ready(gpu) = &self.state {
+            if !gpu.has_unopened() {
+                return;
+            }
+            let State::Ready(mut gpu) = std::mem::replace(&mut self.state, State::Idle) else { unreachable!("matched just above") };
+            let rest_failed = Arc::clone(&self.rest_failed);
+            let thread = std::thread::spawn(move || {
+                open_rest(&mut gpu, &rest_failed);
+                Ok(gpu)
+            });
+            self.state = State::Opening(thread, Arc::new(OnceLock::from(true)));
+        }
+    }
+
+    /// Why some of the cards a count asked for did not open, once a run: the count goes on
+    /// on the others.
+    pub(super) fn rest_failed(&mut self) -> Option<String> {
+        let e = self.rest_failed.get().filter(|_| !self.told_rest_failed)?;
+        self.told_rest_failed = true;
+        Some(format!("counting on fewer GPUs than asked for: {e}"))
     }
 
     /// Whether nothing has been asked of the GPU yet.
@@ -112,13 +169,19 @@ impl Opener {
                 State::Opening(handle, ..) => handle.join().unwrap_or_else(|_| Err(GpuError::Driver("opening the GPU panicked".into()))),
                 _ => {
                     self.began = Some(Instant::now());
-                    let opened = open(self.devices.as_deref(), self.quick_exit);
+                    let opened = open(self.devices.as_deref(), self.all_cards.load(Ordering::Relaxed), self.quick_exit);
                     let _ = self.ended.set(Instant::now());
                     opened
                 }
             };
             self.state = match opened {
-                Ok(g) => State::Ready(g),
+                Ok(mut g) => {
+                    // Asked for while the first card was opening, after its thread looked.
+                    if self.all_cards.load(Ordering::Relaxed) && g.has_unopened() {
+                        open_rest(&mut g, &self.rest_failed);
+                    }
+                    State::Ready(g)
+                }
                 Err(e) => State::Unusable(e),
             };
         }
@@ -142,13 +205,20 @@ impl Drop for Opener {
     }
 }
 
-/// Opens the GPU `devices` names.
-fn open(devices: Option<&[usize]>, quick_exit: bool) -> Result<Gpu, GpuError> {
-    let mut gpu = Gpu::open(devices)?;
+/// Opens the GPUs `devices` names: the first, or with `all` every one, side by side.
+fn open(devices: Option<&[usize]>, all: bool, quick_exit: bool) -> Result<Gpu, GpuError> {
+    let mut gpu = if all { Gpu::open(devices)? } else { Gpu::open_first(devices)? };
     if quick_exit {
         gpu.hand_over_teardown();
     }
     Ok(gpu)
+}
+
+/// Opens the cards `gpu` has not opened yet, keeping in `failed` why some did not.
+fn open_rest(gpu: &mut Gpu, failed: &OnceLock<GpuError>) {
+    if let Err(e) = gpu.open_rest() {
+        let _ = failed.set(e);
+    }
 }
 
 /// How many GPUs opening all visible ones would open, told without the driver, whose
@@ -169,5 +239,25 @@ fn visible_cards() -> usize {
     match (files, listed) {
         (0, listed) => listed.unwrap_or(1),
         (files, listed) => listed.map_or(files, |l| l.min(files)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_count_that_shares_the_cards_weighs_opening_them_all() {
+        // One card's opening: as it took here before, if a GPU ever opened here.
+        let one = Opener::new(Some(vec![0]), false).start_seconds();
+        assert!(one > 0.0);
+        let mut gpu = Opener::new(Some(vec![0, 1, 2]), false);
+        assert_eq!(gpu.start_seconds(), one);
+        gpu.want_cards_for(SHARED_NODES / 2.0);
+        assert_eq!(gpu.start_seconds(), one);
+        gpu.want_cards_for(SHARED_NODES);
+        assert_eq!(gpu.start_seconds(), 3.0 * one);
+        assert!(gpu.is_idle(), "asking for cards opens nothing by itself");
+        assert_eq!(gpu.rest_failed(), None);
     }
 }
