@@ -15,12 +15,14 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream, DeviceRepr, DriverEr
 use crate::prefix::Prefix;
 use crate::tuning::{LARGE_TREE, MAX_NODES_PER_PREFIX, NODES_PER_PREFIX_LARGE, NODES_PER_PREFIX_SMALL, SMALL_TREE};
 
+mod cache;
 mod count;
 mod launch;
 mod memory;
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
+pub use cache::{opening_seconds, remember_opening};
 pub use count::{CountError, GpuTally, Units, BATCH_CAP, LARGE_BATCH_CAP};
 pub use launch::{block_shape, block_shapes, row_windows};
 pub use module::{EntryPoint, KERNEL_SOURCE};

@@ -47,7 +47,9 @@ pub const GPU_NODES_PER_SECOND: f64 = 4e11;
 /// launches), as measured on boards of 15 and 16 on an H100 host.
 pub const GPU_BOARD_SECONDS: f64 = 0.006;
 /// What opening a GPU costs: the driver's start-up and the context, as measured on an
-/// H100 host whose driver is idle; more while another process's teardown runs. Opening
+/// H100 host whose driver is idle; more while another process's teardown runs. `auto`
+/// weighs what opening took on the machine before, once a run has opened one there (an
+/// H200 pair took 0.3 to 0.4 s); this is the figure until then. Opening
 /// several cards costs about this much a card, though they open side by side
 /// (BENCHMARKS.md, "Files of many boards").
 pub const GPU_START_SECONDS: f64 = 0.17;

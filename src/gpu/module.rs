@@ -3,13 +3,12 @@
 //! which of them counts a plan.
 
 use std::ffi::{c_char, CString};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction};
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 
-use super::{driver_err, GpuError};
+use super::{cache, driver_err, GpuError};
 use crate::plan::Plan;
 
 /// The kernel's CUDA C source, compiled at run time.
@@ -86,8 +85,8 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
         None => KERNEL_SOURCE.to_string(),
     };
     let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
-    let cached = cache_dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
-    if let Some(bytes) = cached.as_ref().and_then(|p| read_cached(p)) {
+    let cached = cache::dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
+    if let Some(bytes) = cached.as_ref().and_then(|p| cache::read(p, MOST_KERNEL_BYTES)) {
         if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
             return entry_points(module);
         }
@@ -98,10 +97,13 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
     }
     let cubin = compile_cubin(&source, &options)?;
     if let Some(path) = cached {
-        store(&path, &cubin);
+        cache::store(&path, &cubin);
     }
     entry_points(ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?)
 }
+
+/// The most bytes a cached kernel may have: a larger file there is not one.
+const MOST_KERNEL_BYTES: u64 = 64 << 20;
 
 /// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
 fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> {
@@ -135,38 +137,6 @@ fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> 
 /// NVRTC's name for the error `e`, as in "NVRTC_ERROR_COMPILATION".
 fn nvrtc_words(e: nvrtc::NvrtcError) -> String {
     format!("{:?}", e.0)
-}
-
-/// Where compiled kernels are kept: `$NQUEEN_CACHE_DIR`, else `$XDG_CACHE_HOME/nqueen`,
-/// else `~/.cache/nqueen`.
-fn cache_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    var("NQUEEN_CACHE_DIR")
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("nqueen")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
-}
-
-/// The compiled kernel cached at `path`, read with a bound: a file there that is larger
-/// than any kernel is not one.
-fn read_cached(path: &std::path::Path) -> Option<Vec<u8>> {
-    const MOST: u64 = 64 << 20;
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(std::fs::File::open(path).ok()?, MOST + 1), &mut bytes).ok()?;
-    (bytes.len() as u64 <= MOST).then_some(bytes)
-}
-
-/// Writes `bytes` to `path` through a temporary file, so that a reader never sees half a
-/// file. A cache that cannot be written only costs the next run a compile.
-fn store(path: &std::path::Path, bytes: &[u8]) {
-    let Some(dir) = path.parent() else { return };
-    // Devices are opened in parallel threads, so the process id alone is not unique.
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nth = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("tmp{}-{nth}", std::process::id()));
-    let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&tmp, bytes)).and_then(|_| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
 }
 
 /// 64-bit FNV-1a over several byte strings: a stable cache key across builds.

@@ -17,6 +17,9 @@ pub(super) struct Opener {
     /// How many cards opening them all would open, once asked: runs that never weigh the
     /// GPU never look for its cards.
     cards: OnceLock<usize>,
+    /// What opening one card costs: what it took on this machine before, as the cache
+    /// keeps it, else [`GPU_START_SECONDS`].
+    one_card: OnceLock<f64>,
     /// Hand the driver's teardown to a child process once open (see
     /// [`Gpu::hand_over_teardown`]).
     quick_exit: bool,
@@ -50,6 +53,7 @@ impl Opener {
             state: State::Idle,
             devices,
             cards: OnceLock::new(),
+            one_card: OnceLock::new(),
             quick_exit,
             began: None,
             ended: Arc::new(OnceLock::new()),
@@ -59,7 +63,8 @@ impl Opener {
         }
     }
 
-    /// What opening the GPU costs, about: the first card's start-up, or every card's where a count already asked for all of them (they open side by side,
+    /// What opening the GPU costs, about: the first card's start-up, as it took here before,
+    /// or every card's where a count already asked for all of them (they open side by side,
     /// at about the cost of one each).
     pub(super) fn start_seconds(&self) -> f64 {
         let cards = if self.all_cards.load(Ordering::Relaxed) {
@@ -67,7 +72,8 @@ impl Opener {
         } else {
             1
         };
-        GPU_START_SECONDS * cards.max(1) as f64
+        let one = *self.one_card.get_or_init(|| crate::gpu::opening_seconds().unwrap_or(GPU_START_SECONDS));
+        one * cards.max(1) as f64
     }
 
     /// Starts opening the GPU in the background: the first card, or all of them where a
@@ -205,11 +211,16 @@ impl Drop for Opener {
     }
 }
 
-/// Opens the GPUs `devices` names: the first, or with `all` every one, side by side.
+/// Opens the GPUs `devices` names: the first, or with `all` every one, side by side. What
+/// the first card alone took is kept for the next runs to weigh.
 fn open(devices: Option<&[usize]>, all: bool, quick_exit: bool) -> Result<Gpu, GpuError> {
+    let began = Instant::now();
     let mut gpu = if all { Gpu::open(devices)? } else { Gpu::open_first(devices)? };
     if quick_exit {
         gpu.hand_over_teardown();
+    }
+    if !all {
+        crate::gpu::remember_opening(began.elapsed().as_secs_f64());
     }
     Ok(gpu)
 }
