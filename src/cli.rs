@@ -2,6 +2,7 @@
 //! once into the library's [`Config`]. A doc comment's first paragraph is the option's line
 //! under `-h`; the whole comment is its entry under `--help`.
 
+mod generate;
 mod refuse;
 mod values;
 
@@ -39,6 +40,12 @@ Example: nqueen fixtures/sample.in")]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Print the man page or a shell's completions, and nothing else
+    ///
+    /// KIND: man, complete-bash, complete-zsh, complete-fish or complete-powershell; made
+    /// from this help. E.g. nqueen --generate man > ~/.local/share/man/man1/nqueen.1
+    #[arg(long, value_name = "KIND", value_parser = generate::Kinds, exclusive = true, hide_short_help = true, hide_possible_values = true)]
+    generate: Option<generate::Kind>,
     #[command(flatten)]
     count: CountArgs,
     #[command(flatten)]

@@ -44,6 +44,11 @@ pub const DYNAMIC_CHUNK: usize = 16;
 /// (empty: one each), by which heavy prefixes are made finer and the dynamic schedule's
 /// chunks cut (see `pieces`), and the progress bar advances.
 pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule, ctl: &Control) -> Result<Tally, Interrupted> {
+    // A shard may hold nothing of a board: no search to set up, no thread to wake.
+    if prefixes.items.is_empty() {
+        ctl.check()?;
+        return Ok(Tally::default());
+    }
     let threads = rayon::current_num_threads();
     let finer = pieces::finer(plan, prefixes, work, threads);
     ctl.advance(finer.dropped);

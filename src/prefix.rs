@@ -11,7 +11,7 @@ use crate::plan::Plan;
 
 /// The state after the first `depth` rows: occupied columns and the two diagonals' attacks
 /// on the next row, for board `board` of the plan. `repr(C)` because the GPU reads it as is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(C)]
 pub struct Prefix {
     /// Index into the plan's boards.

@@ -12,11 +12,16 @@
 //! Finding shard K visits only the nodes whose stretch meets its width: the top level, the
 //! nodes on the two paths to its ends with their siblings, and its own roots. Every
 //! estimate comes from dives seeded by the node itself, so every machine, whatever its
-//! threads, backend or order of work, finds the same stretches and the same shards.
+//! threads, backend or order of work, finds the same stretches and the same shards. A
+//! case whose whole tree is small is weighed by its nodes counted, not estimated: the
+//! dives would cost far more than the count.
+
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
+use crate::board::next_cells;
 use crate::estimate::{Dives, Start};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
@@ -41,6 +46,14 @@ const ROWS_LEFT: usize = 4;
 /// Changes whenever the rule that divides the line changes, so that parts and checkpoints
 /// from another rule are told apart by their fingerprints.
 const RULE: &str = "split-tree-1";
+/// The most search nodes, over all of the plan's boards, of a case weighed by its nodes
+/// counted: a count of that many costs less than the dives of one node's estimate.
+const COUNTED_NODES: u64 = 1 << 20;
+/// Added to [`RULE`] in the fingerprint of a case weighed by its nodes counted.
+const COUNTED_RULE: &str = "counted-1";
+/// The rows below the top whose nodes' counts a small case's split keeps: the nodes a
+/// shard's way down the tree weighs, mostly, which are then not counted again.
+const NOTED_ROWS: usize = 4;
 
 /// The case's line: the plan's boards' estimates and the width of each of `shards` shards.
 #[derive(Clone, Debug)]
@@ -50,6 +63,9 @@ pub struct Split {
     tops: Vec<f64>,
     /// Their sum: the case's estimate.
     total: f64,
+    /// Where the case is small: the search nodes of each node of its first
+    /// [`NOTED_ROWS`] rows, counted; its other nodes are counted too, not estimated.
+    counted: Option<HashMap<Prefix, u64>>,
 }
 
 /// A partial board at the bottom of the divided tree: what a shard counts.
@@ -111,9 +127,56 @@ impl Node {
         1.0 + below / f64::from(dives)
     }
 
+    /// Its search nodes, itself included, where they are at most `budget` (which they are
+    /// taken from); with those of each node in its first `note` rows, itself the first,
+    /// noted in `notes`.
+    fn nodes(&self, plan: &Plan, budget: &mut u64, note: usize, notes: &mut HashMap<Prefix, u64>) -> Option<u64> {
+        let (b, depth) = (self.board as usize, self.depth());
+        let (rows, due) = (&plan.boards[b], &plan.due[b]);
+        count_nodes(rows.get(depth..).unwrap_or_default(), due.get(depth..).unwrap_or_default(), self.prefix, budget, (note, notes))
+    }
+
+    /// Its stretch's length: its search nodes, noted or counted where the case's are
+    /// `counted`, else estimated.
+    fn weight(&self, plan: &Plan, counted: Option<&HashMap<Prefix, u64>>) -> f64 {
+        let Some(notes) = counted else { return self.estimate(plan, dives_at(self.depth())) };
+        let mut budget = COUNTED_NODES;
+        match notes.get(&self.prefix).copied().or_else(|| self.nodes(plan, &mut budget, 0, &mut HashMap::new())) {
+            Some(nodes) => nodes as f64,
+            None => self.estimate(plan, dives_at(self.depth())),
+        }
+    }
+
     fn into_root(self, start: f64, estimate: f64) -> Root {
         Root { board: self.board, queens: self.queens, prefix: self.prefix, start, estimate }
     }
+}
+
+/// The search nodes below `p`, at the first of `rows` (with due columns `due`), `p`
+/// included, where they are at most `budget` (which they are taken from); with those of
+/// each node in the first `note` rows noted.
+fn count_nodes(rows: &[u32], due: &[u32], p: Prefix, budget: &mut u64, (note, notes): (usize, &mut HashMap<Prefix, u64>)) -> Option<u64> {
+    *budget = budget.checked_sub(1)?;
+    let mut total = 1;
+    if let Some((&free, rest)) = rows.split_first() {
+        let mut avail = next_cells(free, due.first().copied().unwrap_or(0), p.cols, p.ld, p.rd);
+        if rest.is_empty() {
+            // The last row's nodes are leaves.
+            let leaves = u64::from(avail.count_ones());
+            *budget = budget.checked_sub(leaves)?;
+            total += leaves;
+            avail = 0;
+        }
+        while avail != 0 {
+            let bit = avail & avail.wrapping_neg();
+            avail ^= bit;
+            total += count_nodes(rest, due.get(1..).unwrap_or_default(), p.place(bit), budget, (note.saturating_sub(1), notes))?;
+        }
+    }
+    if note > 0 {
+        notes.insert(p, total);
+    }
+    Some(total)
 }
 
 /// Dives for a node `depth` rows down, below the plan's boards.
@@ -132,9 +195,26 @@ fn seed(node: &Node) -> u64 {
 }
 
 impl Split {
-    /// The line of `plan`'s case, to be cut into `shards` shards: its boards estimated.
+    /// The line of `plan`'s case, to be cut into `shards` shards: its boards' search nodes
+    /// counted where they are at most [`COUNTED_NODES`], else estimated.
     pub fn new(plan: &Plan, shards: usize) -> Split {
+        Split::counted_up_to(plan, shards, COUNTED_NODES)
+    }
+
+    /// [`Split::new`], with `most` for the bound.
+    fn counted_up_to(plan: &Plan, shards: usize, most: u64) -> Split {
         let boards = 0..plan.boards.len() as u32;
+        // A case the planner puts past half the bound is not counted: a count that ran
+        // into the bound would be lost.
+        if plan.expected_nodes.is_none_or(|e| e <= most as f64 / 2.0) {
+            let (mut budget, mut notes) = (most, HashMap::new());
+            let counted: Option<Vec<f64>> =
+                boards.clone().map(|b| top(b).nodes(plan, &mut budget, NOTED_ROWS + 1, &mut notes).map(|n| n as f64)).collect();
+            if let Some(tops) = counted {
+                let total = tops.iter().sum();
+                return Split { shards: shards.max(1), tops, total, counted: Some(notes) };
+            }
+        }
         let rough: Vec<f64> = boards.clone().into_par_iter().map(|b| top(b).estimate(plan, LEAST_DIVES)).collect();
         let sum: f64 = rough.iter().sum();
         let tops: Vec<f64> = boards
@@ -150,13 +230,13 @@ impl Split {
             })
             .collect();
         let total = tops.iter().sum();
-        Split { shards: shards.max(1), tops, total }
+        Split { shards: shards.max(1), tops, total, counted: None }
     }
 
     /// The line of a case too small to split (see [`crate::plan::small_count`]), cut into
     /// `shards`: with nothing estimated, all of it lies in shard 0.
     pub fn all_in_first(plan: &Plan, shards: usize) -> Split {
-        Split { shards: shards.max(1), tops: vec![0.0; plan.boards.len()], total: 0.0 }
+        Split { shards: shards.max(1), tops: vec![0.0; plan.boards.len()], total: 0.0, counted: None }
     }
 
     /// The case's estimated search nodes.
@@ -203,6 +283,9 @@ impl Split {
     pub fn fingerprint(&self, plan: &Plan) -> String {
         let mut h = Sha256::new();
         h.update(RULE.as_bytes());
+        if self.counted.is_some() {
+            h.update(COUNTED_RULE.as_bytes());
+        }
         let mut words = |xs: &[u64]| xs.iter().for_each(|x| h.update(x.to_le_bytes()));
         words(&[plan.n as u64, plan.boards.len() as u64, self.shards as u64]);
         for ((rows, &w), e) in plan.boards.iter().zip(&plan.weights).zip(&self.tops) {
@@ -237,7 +320,10 @@ impl Walk<'_> {
             }
             return;
         }
-        let estimates: Vec<f64> = children.par_iter().map(|c| c.estimate(self.plan, dives_at(c.depth()))).collect();
+        let weight = |c: &Node| c.weight(self.plan, split.counted.as_ref());
+        // A small case's children are counted in less time than threads take to share them.
+        let estimates: Vec<f64> =
+            if split.counted.is_some() { children.iter().map(weight).collect() } else { children.par_iter().map(weight).collect() };
         let sum: f64 = estimates.iter().sum();
         let mut at = start;
         for (child, e) in children.into_iter().zip(estimates) {
@@ -312,25 +398,67 @@ mod tests {
     use super::*;
     use crate::board::Board;
 
-    fn roots_of_every_shard(plan: &Plan, shards: usize) -> Vec<Vec<Root>> {
-        let split = Split::new(plan, shards);
+    /// The bounds that split a case by its nodes counted (where it is small) and by
+    /// estimates alone.
+    const BOUNDS: [u64; 2] = [COUNTED_NODES, 0];
+
+    fn roots_of_every_shard(plan: &Plan, shards: usize, most: u64) -> Vec<Vec<Root>> {
+        let split = Split::counted_up_to(plan, shards, most);
         (0..shards).map(|k| split.roots(plan, k)).collect()
+    }
+
+    /// The search nodes below `p` at row `row` of the plan's board, `p` included: every
+    /// cell the counters may take, one at a time.
+    fn exact(plan: &Plan, p: Prefix, row: usize) -> u64 {
+        let mut avail = if row < plan.n { p.avail(plan, row) } else { 0 };
+        let mut total = 1;
+        while avail != 0 {
+            let bit = avail & avail.wrapping_neg();
+            avail ^= bit;
+            total += exact(plan, p.place(bit), row + 1);
+        }
+        total
     }
 
     #[test]
     fn every_root_of_the_case_lies_in_exactly_one_shard_in_order() {
-        let plan = Plan::optimized(&Board::empty(12).unwrap());
-        for shards in [1, 2, 7, 64] {
-            let all: Vec<Root> = roots_of_every_shard(&plan, shards).into_iter().flatten().collect();
-            // In order along the line, one after another, covering it.
-            let split = Split::new(&plan, shards);
-            let mut at = 0.0;
-            for r in &all {
-                assert!((r.start - at).abs() <= 1e-9 * split.total(), "{shards} shards: a gap or overlap at {at}");
-                at = r.start + r.estimate;
+        let empty = Plan::optimized(&Board::empty(12).unwrap());
+        let small = Plan::plain(&Board::empty(11).unwrap());
+        for (plan, most) in [(&empty, COUNTED_NODES), (&small, COUNTED_NODES), (&small, 0)] {
+            for shards in [1, 2, 7, 64] {
+                let all: Vec<Root> = roots_of_every_shard(plan, shards, most).into_iter().flatten().collect();
+                // In order along the line, one after another, covering it.
+                let split = Split::counted_up_to(plan, shards, most);
+                let mut at = 0.0;
+                for r in &all {
+                    assert!((r.start - at).abs() <= 1e-9 * split.total(), "{shards} shards: a gap or overlap at {at}");
+                    at = r.start + r.estimate;
+                }
+                assert!((at - split.total()).abs() <= 1e-9 * split.total());
             }
-            assert!((at - split.total()).abs() <= 1e-9 * split.total());
         }
+    }
+
+    #[test]
+    fn a_small_case_is_split_by_its_nodes_counted() {
+        let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap();
+        let plan = Plan::symmetric(&board, crate::symmetry::Sym::Identity);
+        let split = Split::new(&plan, 4);
+        let nodes: u64 = (0..plan.boards.len() as u32).map(|b| exact(&plan, top(b).prefix, 0)).sum();
+        assert_eq!(split.total(), nodes as f64);
+        // Every count it keeps is the node's.
+        let notes = split.counted.as_ref().expect("a small case is counted");
+        assert!(notes.len() > 10);
+        for (p, &n) in notes {
+            assert_eq!(n, exact(&plan, *p, p.cols.count_ones() as usize), "{p:?}");
+        }
+        // The estimates come near, in another split.
+        let estimated = Split::counted_up_to(&plan, 4, 0);
+        assert!(estimated.counted.is_none() && (estimated.total() / split.total() - 1.0).abs() < 0.2);
+        assert_ne!(split.fingerprint(&plan), estimated.fingerprint(&plan));
+        // A case past the bound is estimated.
+        assert!(Split::counted_up_to(&plan, 4, nodes - 1).counted.is_none());
+        assert!(Split::counted_up_to(&plan, 4, nodes).counted.is_some());
     }
 
     #[test]
@@ -350,9 +478,9 @@ mod tests {
                 .sum()
         };
         let whole = count(&Split::new(&plan, 1).roots(&plan, 0));
-        for shards in [3, 16] {
-            let sum: u128 = roots_of_every_shard(&plan, shards).iter().map(|r| count(r)).sum();
-            assert_eq!(sum, whole, "{shards} shards");
+        for (shards, most) in [3, 16].into_iter().flat_map(|shards| BOUNDS.map(|most| (shards, most))) {
+            let sum: u128 = roots_of_every_shard(&plan, shards, most).iter().map(|r| count(r)).sum();
+            assert_eq!(sum, whole, "{shards} shards, bound {most}");
         }
         assert_eq!(whole, crate::plan::small_count(&board).map_or(whole, |c| u128::from(c.0)));
     }

@@ -374,10 +374,11 @@ impl Run<'_> {
             Resume::Fresh | Resume::Done { .. } => (Vec::new(), Tally::default(), 0.0),
         };
         let work_before = done.iter().map(|r| prepared.work().get(r.clone()).map_or(r.len() as f64, |w| w.iter().sum())).sum();
-        let units = prepared.prefixes_fingerprint();
-        let record = |unit: &Unit, tally: Tally, seconds: f64| match &self.checkpoint {
-            Some(c) => c.unit(&at, &units, unit, tally, seconds),
-            None => Ok(()),
+        // What the checkpoint's units are counted from, where there is a checkpoint.
+        let units = self.checkpoint.as_ref().map(|_| prepared.prefixes_fingerprint());
+        let record = |unit: &Unit, tally: Tally, seconds: f64| match (&self.checkpoint, &units) {
+            (Some(c), Some(units)) => c.unit(&at, units, unit, tally, seconds),
+            _ => Ok(()),
         };
         // Units are recorded, and so cut, only where a checkpoint keeps them.
         let record = self.checkpoint.as_ref().map(|_| &record as solve::RecordUnit<'_>);

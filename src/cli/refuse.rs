@@ -1,7 +1,7 @@
 //! What the program says when its command line is wrong, and how it prints its help: one
 //! `error:` line in its own words, under the usage of the command that was given (as the
-//! command's own `-h` shows it), status 2; the help and the version on standard output,
-//! status 4 where they cannot be written.
+//! command's own `-h` shows it), status 2; the help and the version (and what `--generate`
+//! makes) on standard output, status 4 where they cannot be written.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,6 +19,7 @@ const COMMANDS: [&str; 5] = ["count", "merge", "status", "recheck", "table"];
 pub fn parse() -> Cli {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match Cli::try_parse_from(&args) {
+        Ok(Cli { generate: Some(kind), .. }) => super::generate::print(kind),
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             let shown = e.print().and_then(|_| std::io::stdout().flush());

@@ -4,9 +4,12 @@
 use std::num::IntErrorKind;
 use std::time::Duration;
 
+use clap::ValueEnum;
 use nqueen::solve::Backend;
 use nqueen::work::Shards;
 use nqueen::MAX_THREADS;
+
+use super::generate::Kind;
 
 /// Why a value on the command line is refused, in words that say what is wrong.
 #[derive(Debug)]
@@ -23,6 +26,16 @@ impl std::error::Error for Refused {}
 /// Parses a backend's name, as the library reads it.
 pub fn backend(text: &str) -> Result<Backend, nqueen::Error> {
     text.parse()
+}
+
+/// Parses what `--generate` prints, by its name.
+pub fn kind(text: &str) -> Result<Kind, Refused> {
+    Kind::from_str(text.trim(), false).map_err(|_| {
+        let names: Vec<String> =
+            Kind::value_variants().iter().filter_map(Kind::to_possible_value).map(|v| v.get_name().to_string()).collect();
+        let (last, rest) = names.split_last().map_or(("", &[][..]), |(last, rest)| (last.as_str(), rest));
+        Refused(format!("{text:?} is not a kind: {} or {last}", rest.join(", ")))
+    })
 }
 
 /// Parses a share from 0 to 1.

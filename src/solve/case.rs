@@ -212,10 +212,10 @@ impl<'a> Job<'a> {
         self.part.record.is_some()
     }
 
-    /// The selection cut into units of about [`UNIT_SECONDS`] at `rate` search nodes a
+    /// The selection cut into units of about [`UNIT_SECONDS`] at `rate()` search nodes a
     /// second where they are recorded and estimated, else one unit.
-    pub(super) fn units(&self, rate: f64) -> Vec<Unit> {
-        let budget = if self.recorded() && self.case.estimated { UNIT_SECONDS * rate } else { f64::INFINITY };
+    pub(super) fn units(&self, rate: impl FnOnce() -> f64) -> Vec<Unit> {
+        let budget = if self.recorded() && self.case.estimated { UNIT_SECONDS * rate() } else { f64::INFINITY };
         self.part.selection.units(self.case.work(), budget)
     }
 }

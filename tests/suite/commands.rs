@@ -154,8 +154,10 @@ fn dash_h_has_one_line_for_each_option_of_the_full_help() {
     let full = String::from_utf8(nqueen().arg("--help").output().unwrap().stdout).unwrap();
     let (short_options, full_options) = (long_options(&short), long_options(&full));
     assert!(full_options.len() >= 16, "{full_options:?}");
+    // --generate, which counts nothing, is in --help alone: -h stays one screen.
     for option in &full_options {
-        assert_eq!(short_options.iter().filter(|o| *o == option).count(), 1, "{option} in -h:\n{short}");
+        let once = usize::from(option != "--generate");
+        assert_eq!(short_options.iter().filter(|o| *o == option).count(), once, "{option} in -h:\n{short}");
     }
     for heading in ["Counting:", "Output:", "GPU and tuning:", "Past one machine:"] {
         assert!(short.contains(heading), "no {heading} in -h");

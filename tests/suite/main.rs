@@ -10,6 +10,7 @@ mod compare;
 mod docs;
 #[cfg(target_os = "linux")]
 mod exit;
+mod generate;
 mod kernel_on_cpu;
 mod messages;
 mod oracle;

@@ -60,6 +60,49 @@ fn shards_add_up_to_a_plain_run_for_any_number_of_shards() {
     }
 }
 
+/// A file of `count` small random boards, as a judge's file holds them (n 8..11, 15%
+/// obstacles): most are counted at once, the others split by their nodes counted.
+fn small_boards_file(dir: &Path, count: usize) -> PathBuf {
+    let mut rng = Rng::new(66);
+    let text: String = (0..count)
+        .map(|_| {
+            let n = rng.range(8, 11);
+            random_board(&mut rng, n, 0.15).to_string()
+        })
+        .collect();
+    let path = dir.join("small.in");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn shards_of_many_small_boards_add_up_to_a_plain_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let boards = 60;
+    let small = small_boards_file(dir.path(), boards);
+    let plain = nqueen().arg(&small).output().unwrap();
+    assert!(plain.status.success());
+    let mut split = 0;
+    for m in [1, 2, 5] {
+        let parts = run_shards(dir.path(), m, &[small.to_str().unwrap()], &[]);
+        nqueen().arg("merge").args(&parts).assert().success().stdout(plain.stdout.clone());
+        let records: Vec<Vec<serde_json::Value>> =
+            parts.iter().map(|p| std::fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()).collect();
+        for case in 1..=boards {
+            // One record of each board in each shard, in order, then the end's.
+            let of_case: Vec<&serde_json::Value> = records.iter().map(|r| &r[case - 1]).collect();
+            assert!(of_case.iter().all(|r| r["record"] == "case" && r["case"] == case), "case {case} of {m} shards");
+            // A split board's line is its nodes, counted: whole, and the shards' add up to it.
+            let whole = of_case[0]["case_nodes"].as_f64().unwrap();
+            let shards: f64 = of_case.iter().map(|r| r["shard_nodes"].as_f64().unwrap()).sum();
+            assert!(whole.fract() == 0.0 && (shards - whole).abs() <= 1e-9 * whole, "case {case}: {shards} of {whole}");
+            split += usize::from(whole > 0.0);
+        }
+        assert!(records.iter().all(|r| r.len() == boards + 1 && r[boards]["record"] == "end"));
+    }
+    assert!(split >= 3 * 5, "only {split} boards' splits were looked at");
+}
+
 #[test]
 fn every_machine_splits_a_board_alike() {
     // The same shard with other threads and schedules: the same plan, prefixes and count.
