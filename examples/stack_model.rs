@@ -458,12 +458,12 @@ fn model(name: &str, board: &Board, thin: usize) -> Summary {
     let n = board.n();
     let plan = Plan::optimized(board);
     let nodes = plan.expected_nodes.unwrap_or(1e9);
-    let Middle { prefixes, all, batch: (index, batches), rows } = middle_batch(&plan, thin);
+    let Middle { prefixes, all, batch: (index, batches), total, rows } = middle_batch(&plan, thin);
     let depth = prefixes.depth;
     let levels = n.saturating_sub(depth + 3).max(1);
     let warps = (WARPS / thin).max(1);
     println!(
-        "\n## {name}: n={n}, {} boards, {nodes:.2e} nodes; prefixes {depth} rows deep, so {levels} levels; batch {} of {}: {} of its {all} prefixes (1 in {thin}) on {warps} warps",
+        "\n## {name}: n={n}, {} boards, {nodes:.2e} nodes; {total} prefixes {depth} rows deep, so {levels} levels; batch {} of {}: {} of its {all} prefixes (1 in {thin}) on {warps} warps",
         plan.boards.len(),
         index,
         batches,

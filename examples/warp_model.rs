@@ -11,6 +11,17 @@
 //! WARPS is the card's resident warps (132 SMs of 40: 5280), THIN keeps one prefix in THIN
 //! of the batch, at random, with as many times fewer warps (so that a large board's batch
 //! runs in seconds).
+//!
+//! Each path of the loop is weighed by its length in the compiled kernel, so that the model
+//! tells the warp instructions a pass issues, the lanes busy per warp instruction (ncu's
+//! `smsp__thread_inst_executed_per_inst_executed`) and, at a measured issue rate, the
+//! kernel's seconds for the whole count. `NQUEEN_LOOP=H,L,N,D` gives the lengths, read off
+//! `scripts/gpu/kernel-sass.py --sass` for `count_prefixes_due`: H every pass runs (the
+//! head, the step back and the first tests), L the last two rows' path, N the look-ahead's
+//! (a queen not in row n-3), D the step down. `NQUEEN_ISSUE=G` is the warp instructions
+//! the card issues per ns (132 SMs x 4 schedulers x 1.98 GHz x the issue active that ncu
+//! measured), `NQUEEN_NODES` the count's nodes (`--stats` tells them; else the planner's
+//! estimate).
 
 #[path = "kernel_model/mod.rs"]
 mod kernel_model;
@@ -19,6 +30,7 @@ use kernel_model::{middle_batch, Entry, Middle};
 use nqueen::board::Board;
 use nqueen::plan::Plan;
 use nqueen::prefix::Prefix;
+use nqueen::tuning::NODES_PER_ESTIMATED_NODE;
 
 #[derive(Clone, Default)]
 struct Lane {
@@ -51,6 +63,9 @@ struct Batch<'a> {
     rows: &'a [Vec<[u32; 4]>],
     prefixes: &'a [Prefix],
     next: usize,
+    /// Whether a queen that leaves the row after next no cell is stopped, as the kernel
+    /// does (`NQUEEN_LOOK_AHEAD=1`, the default) or not (`0`).
+    look_ahead: bool,
 }
 
 /// What the passes of the loop came to.
@@ -64,6 +79,9 @@ struct Tally {
     path_lanes: [u64; 4],
     /// Stack lengths after each step down that kept a row.
     depth: Vec<u64>,
+    /// Warp instructions issued and thread instructions run, by the compiled lengths.
+    warp_instructions: u64,
+    thread_instructions: u64,
     /// Per row of the queen placed, the steps of each kind.
     rows: Vec<[u64; 4]>,
     shares: u64,
@@ -101,7 +119,7 @@ impl Batch<'_> {
         let m2 = r1[2] & !(nc | (nl << 1) | (nr >> 1));
         let step = if next_row == self.n - 2 {
             Step::Leaf
-        } else if m2 == 0 || r1[3] & !(nc | (nl << 2) | (nr >> 2)) == 0 {
+        } else if m2 == 0 || (self.look_ahead && r1[3] & !(nc | (nl << 2) | (nr >> 2)) == 0) {
             Step::Stop
         } else {
             if l.avail != 0 {
@@ -138,13 +156,16 @@ fn main() {
     let warps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(132 * 40);
     let thin: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let sharing = args.next().is_some_and(|a| a == "share");
+    let loop_lengths = LoopLengths::from_env();
+    let issue_per_ns: f64 = std::env::var("NQUEEN_ISSUE").ok().and_then(|v| v.parse().ok()).unwrap_or(ISSUE_PER_NS);
     let Ok(board) = Board::empty(n) else {
         eprintln!("warp_model: N is a board size from 1 to 32");
         std::process::exit(2);
     };
     // The plan, the roots and the middle batch, as the GPU backend makes them.
     let plan = Plan::optimized(&board);
-    let Middle { prefixes, all, batch: (index, batches), rows } = middle_batch(&plan, thin);
+    let nodes = plan.expected_nodes.unwrap_or(0.0);
+    let Middle { prefixes, all, batch: (index, batches), total, rows } = middle_batch(&plan, thin);
     let warps = (warps / thin).max(1);
     println!(
         "n={n}: {} boards, prefixes {} rows deep, batch {} of {}: {} of its {all} prefixes on {warps} warps{}",
@@ -155,7 +176,8 @@ fn main() {
         prefixes.items.len(),
         if sharing { ", sharing" } else { "" }
     );
-    let mut batch = Batch { n, depth: prefixes.depth, rows: &rows, prefixes: &prefixes.items, next: 0 };
+    let look_ahead = std::env::var("NQUEEN_LOOK_AHEAD").map_or(true, |v| v != "0");
+    let mut batch = Batch { n, depth: prefixes.depth, rows: &rows, prefixes: &prefixes.items, next: 0, look_ahead };
     let mut lanes = vec![vec![Lane::default(); 32]; warps];
     let mut tally = Tally { depth: vec![0; 40], rows: vec![[0; 4]; 40], ..Tally::default() };
     let mut time = 0u64;
@@ -178,10 +200,50 @@ fn main() {
                 tally.path_passes[k] += u64::from(lanes > 0);
                 tally.path_lanes[k] += lanes;
             }
+            let paths = [(loop_lengths.head, on[1] + on[2] + on[3]), (loop_lengths.leaf, on[1]), (loop_lengths.not_leaf, on[2] + on[3]), (loop_lengths.down, on[3])];
+            for (length, lanes) in paths {
+                tally.warp_instructions += length * u64::from(lanes > 0);
+                tally.thread_instructions += length * lanes;
+            }
         }
     }
     report(&tally, time, warps);
+    // The whole count issues what the batch did per node: its batches' prefixes differ in
+    // weight (a symmetric plan's first boards are the heaviest), its nodes do not.
+    let per_node = tally.warp_instructions as f64 / tally.busy.max(1) as f64;
+    let count_nodes = std::env::var("NQUEEN_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(nodes * NODES_PER_ESTIMATED_NODE);
+    println!(
+        "by the compiled lengths {loop_lengths:?}: {:.2} warp instructions a pass, {:.2} lanes of 32 a warp instruction; \
+         the count's {count_nodes:.3e} nodes ({total} prefixes): {:.3e} warp instructions, {:.2} s at {issue_per_ns} per ns",
+        tally.warp_instructions as f64 / tally.passes.max(1) as f64,
+        tally.thread_instructions as f64 / tally.warp_instructions.max(1) as f64,
+        per_node * count_nodes,
+        per_node * count_nodes / issue_per_ns / 1e9
+    );
 }
+
+/// The lengths of the loop's paths in the compiled kernel (see the module's doc), by
+/// default `count_prefixes_due`'s from NVRTC 13.0 for sm_90.
+#[derive(Debug)]
+struct LoopLengths {
+    head: u64,
+    leaf: u64,
+    not_leaf: u64,
+    down: u64,
+}
+
+impl LoopLengths {
+    fn from_env() -> LoopLengths {
+        let given: Vec<u64> = std::env::var("NQUEEN_LOOP").map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect()).unwrap_or_default();
+        match given[..] {
+            [head, leaf, not_leaf, down] => LoopLengths { head, leaf, not_leaf, down },
+            _ => LoopLengths { head: 29, leaf: 14, not_leaf: 6, down: 13 },
+        }
+    }
+}
+
+/// An H200's warp instructions per ns at 80% issue active: 132 SMs x 4 x 1.98 GHz x 0.8.
+const ISSUE_PER_NS: f64 = 836.4;
 
 fn report(t: &Tally, time: u64, warps: usize) {
     let passes = t.passes as f64;

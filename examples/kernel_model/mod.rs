@@ -23,6 +23,8 @@ pub struct Middle {
     pub all: usize,
     /// Its place among the count's batches: (index, batches).
     pub batch: (usize, usize),
+    /// The prefixes of the whole count.
+    pub total: u64,
     /// Each board's row windows as the kernel reads them: free cells, due columns, the next
     /// two rows' free cells.
     pub rows: Vec<Vec<[u32; 4]>>,
@@ -53,7 +55,7 @@ pub fn middle_batch(plan: &Plan, thin: usize) -> Middle {
         .zip(&plan.due)
         .map(|(free, due)| (0..n).map(|r| [free[r], due[r], *free.get(r + 1).unwrap_or(&0), *free.get(r + 2).unwrap_or(&0)]).collect())
         .collect();
-    Middle { prefixes, all, batch: (batches.len() / 2, batches.len()), rows }
+    Middle { prefixes, all, batch: (batches.len() / 2, batches.len()), total: deeper.total(), rows }
 }
 
 /// The prefixes of `roots` `extra` rows further down, as the kernel's expand_prefixes makes
