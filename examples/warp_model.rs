@@ -15,8 +15,8 @@
 //! Each path of the loop is weighed by its length in the compiled kernel, so that the model
 //! tells the warp instructions a pass issues, the lanes busy per warp instruction (ncu's
 //! `smsp__thread_inst_executed_per_inst_executed`) and, at a measured issue rate, the
-//! kernel's seconds for the whole count. `NQUEEN_LOOP=H,L,N,D` gives the lengths, read off
-//! `scripts/gpu/kernel-sass.py --sass` for `count_prefixes_due`: H every pass runs (the
+//! kernel's seconds for the whole count. `NQUEEN_LOOP=H,L,N,D` gives the lengths, as
+//! `scripts/gpu/kernel-sass.py` prints them for `count_prefixes_due`: H every pass runs (the
 //! head, the step back and the first tests), L the last two rows' path, N the look-ahead's
 //! (a queen not in row n-3), D the step down. `NQUEEN_ISSUE=G` is the warp instructions
 //! the card issues per ns (132 SMs x 4 schedulers x 1.98 GHz x the issue active that ncu

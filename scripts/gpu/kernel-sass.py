@@ -2,7 +2,8 @@
 """Device code of GPU kernel files, without a GPU: compiles each file with NVRTC as nqueen
 does (same options, sm_90 for the H100 unless --arch says otherwise) and prints, per
 counting entry point, how many instructions its hot loop holds, over all paths, how many
-of them are moves, and the registers a thread and the bytes of stack frame and local
+of them issue on the integer pipe and how many are moves, the lengths of its paths as
+examples/warp_model.rs takes them, and the registers a thread and the bytes of stack frame and local
 memory (spills) that cuobjdump reports. The main loop is issue-bound on the H100 (ncu: 82%
 of issue slots busy, empty 19x19 plain), so fewer instructions there has meant less
 kernel time; timing on a GPU (scripts/gpu/kernel-ab.sh) still decides. More than 32
@@ -97,6 +98,38 @@ def hot_loop(instructions):
     return [(at, op) for at, op in loop if at <= first or at >= join]
 
 
+# Opcodes that issue on the 32-bit integer pipe of sm_90 (16 lanes a cycle a scheduler), which
+# bounds the counting loop; IMAD forms issue on the FMA pipe, DADD on FP64.
+INTEGER_PIPE = {"LOP3", "SHF", "ISETP", "IADD3", "SEL", "MOV", "LEA", "PLOP3", "PRMT", "IABS", "IMNMX", "VIMNMX", "CS2R"}
+
+
+def opcode(op):
+    """The opcode of an instruction, without its predicate and modifiers."""
+    words = op.split()
+    if words[0].startswith("@"):
+        words = words[1:]
+    return words[0].split(".")[0]
+
+
+def path_lengths(loop):
+    """The lengths of the loop's paths as examples/warp_model.rs takes them (NQUEEN_LOOP):
+    every pass (the head, the step back, the first tests, the join), the last two rows' path,
+    the look-ahead's, and the step down; None where the loop has another shape."""
+    ops = [op for _, op in loop]
+    cond = [i for i, op in enumerate(ops) if re.match(r"@!?U?P\d BRA", op)]
+    plain = [i for i, op in enumerate(ops) if op.startswith("BRA")]
+    joins = [i for i, op in enumerate(ops) if op.startswith("BSYNC")]
+    try:
+        leaf = next(i for i in cond if i > 3)
+        stop = next(i for i in cond if i > leaf)
+        down = next(i for i in plain if i > stop)
+    except StopIteration:
+        return None
+    if not joins or joins[-1] < down:
+        return None
+    return f"{leaf + 1 + len(ops) - joins[-1]},{joins[-1] - down - 1},{stop - leaf},{down - stop}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("kernels", nargs="+", help="kernel source files")
@@ -113,8 +146,8 @@ def main():
         ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
     nvrtc = ctypes.CDLL(os.path.join(lib, "libnvrtc.so.13"))
     env = dict(os.environ, PATH=os.path.join(home, "bin") + os.pathsep + os.environ.get("PATH", ""))
-    print("| kernel file | entry point | loop instructions | moves | registers | stack, local bytes |")
-    print("|---|---|---|---|---|---|")
+    print("| kernel file | entry point | loop instructions | integer pipe | moves | paths (NQUEEN_LOOP) | registers | stack, local bytes |")
+    print("|---|---|---|---|---|---|---|---|")
     for path in args.kernels:
         with open(path, "rb") as f:
             code = cubin(nvrtc, f.read(), args.arch)
@@ -139,8 +172,9 @@ def main():
             instructions = [(int(m.group(1), 16), m.group(2).strip()) for m in re.finditer(r"/\*([0-9a-f]{4})\*/\s+(.*?) ;", function)]
             loop = hot_loop(instructions)
             moves = sum(1 for _, op in loop if "MOV" in op.split()[0] or (op.startswith("@") and "MOV" in op.split()[1]))
+            integer = sum(1 for _, op in loop if opcode(op) in INTEGER_PIPE)
             registers, stack, local = resources.get(name, ("?", "?", "?"))
-            print(f"| {path} | {name} | {len(loop)} | {moves} | {registers} | {stack}, {local} |")
+            print(f"| {path} | {name} | {len(loop)} | {integer} | {moves} | {path_lengths(loop) or '-'} | {registers} | {stack}, {local} |")
 
 
 if __name__ == "__main__":
