@@ -14,6 +14,7 @@ mod kernel_on_cpu;
 mod messages;
 mod oracle;
 mod parse;
+mod plots;
 mod recounts;
 mod robust;
 mod shards;
