@@ -203,7 +203,7 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     }
     match &config.mode {
         Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
-        Mode::Merge(merging) => merge::run(&config.inputs, merging, &mut sink, &mut outcome),
+        Mode::Merge(merging) => merge::run(&config.inputs, merging, ctl, &mut sink, &mut outcome),
         Mode::Table { from, to } => table::run(config, *from..=*to, solver, ctl, &mut sink, &mut outcome),
     }
     if let Err(stop) = sink.flush() {

@@ -163,7 +163,7 @@ impl Run<'_> {
                 boards.next()
             } else {
                 sink.flush()?;
-                let _waiting = self.ctl.waiting_for_input();
+                let _waiting = self.ctl.at_rest();
                 boards.next()
             };
             let Some(board) = board else { break };

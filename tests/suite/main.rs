@@ -20,6 +20,8 @@ mod robust;
 mod shards;
 mod slurm;
 mod solutions;
+#[cfg(unix)]
+mod stops;
 mod symmetry;
 mod unique;
 #[cfg(unix)]
