@@ -23,7 +23,7 @@ mod module;
 pub mod teardown;
 pub use count::{CountError, GpuTally, Units, BATCH_CAP};
 pub use launch::{block_shape, row_windows};
-pub use module::{EntryPoint, KERNEL_SOURCE};
+pub use module::{EntryPoint, CACHE_VARIABLE, KERNEL_SOURCE, KERNEL_SOURCE_VARIABLE};
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
 /// prefixes and the fetching of prefixes cost more than the shorter tails save.

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::files::kind::Kind as FileKind;
 use crate::files::whole::{self, Rules};
 use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
-use crate::words::{counted, plural};
+use crate::words::{counted, plural, shown, STDIN};
 
 /// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
 ///
@@ -33,7 +33,7 @@ pub(super) fn run<O: Write, E: Write>(
     for input in inputs {
         let (read, problem) = match input {
             Input::File(path) => parts::read(path),
-            Input::Stdin => parts::read_from(std::io::stdin().lock(), "<stdin>"),
+            Input::Stdin => parts::read_from(std::io::stdin().lock(), STDIN),
         };
         records.extend(read);
         if let Some(problem) = problem {
@@ -47,7 +47,7 @@ pub(super) fn run<O: Write, E: Write>(
     if records.is_empty() {
         // A glob that matched nothing, say: a merge of nothing is no answer.
         if !unreadable {
-            let named = inputs.iter().map(Input::name).collect::<Vec<_>>().join(", ");
+            let named = inputs.iter().map(Input::shown).collect::<Vec<_>>().join(", ");
             sink.say(format_args!("no part records in {named}: expected the JSON lines that --shard runs write"));
         }
         return outcome.note(Failure::BadInput);
@@ -73,7 +73,7 @@ pub(super) fn run<O: Write, E: Write>(
             match picture {
                 Some((path, Ok(svg))) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, ctl, sink, outcome),
                 Some((path, Err(e))) => {
-                    sink.say(format_args!("plot {}: {e}", path.display()));
+                    sink.say(format_args!("plot {}: {e}", shown(path)));
                     outcome.note(Failure::Output);
                 }
                 None => {}
@@ -155,7 +155,7 @@ fn answers<O: Write, E: Write>(
     }
     let Some(path) = summary else { return };
     if merged.problem.is_some() {
-        sink.say(format_args!("no summary written to {}: the merge is not complete", path.display()));
+        sink.say(format_args!("no summary written to {}: the merge is not complete", shown(path)));
         return;
     }
     // The answers out, and at rest while the summary is made.
@@ -169,7 +169,7 @@ fn answers<O: Write, E: Write>(
     match made {
         Ok(text) => write_file(path, text.as_bytes(), ("summary", FileKind::Summary), inputs, ctl, sink, outcome),
         Err(problem) => {
-            sink.say(format_args!("no summary written to {}: {problem}", path.display()));
+            sink.say(format_args!("no summary written to {}: {problem}", shown(path)));
             outcome.note(Failure::BadInput);
         }
     }

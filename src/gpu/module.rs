@@ -3,7 +3,7 @@
 //! which of them counts a plan.
 
 use std::ffi::{c_char, CString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction};
@@ -11,6 +11,7 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 
 use super::{driver_err, GpuError};
 use crate::plan::Plan;
+use crate::words::{os_words, shown};
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../../kernels/count.cu");
@@ -80,9 +81,10 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
     };
     let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
     let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
-    let source = match std::env::var_os("NQUEEN_KERNEL_SOURCE") {
-        Some(path) => std::fs::read_to_string(&path)
-            .map_err(|e| GpuError::Compile(format!("NQUEEN_KERNEL_SOURCE={}: {e}", path.to_string_lossy())))?,
+    let source = match std::env::var_os(KERNEL_SOURCE_VARIABLE) {
+        Some(path) => std::fs::read_to_string(&path).map_err(|e| {
+            GpuError::Compile(format!("{KERNEL_SOURCE_VARIABLE}={}: cannot read it: {}", shown(Path::new(&path)), os_words(&e)))
+        })?,
         None => KERNEL_SOURCE.to_string(),
     };
     let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
@@ -137,11 +139,18 @@ fn nvrtc_words(e: nvrtc::NvrtcError) -> String {
     format!("{:?}", e.0)
 }
 
+/// The environment variable that names the directory of compiled kernels.
+pub const CACHE_VARIABLE: &str = "NQUEEN_CACHE_DIR";
+
+/// The environment variable that names a kernel source to compile instead of the built-in
+/// one, for kernel work.
+pub const KERNEL_SOURCE_VARIABLE: &str = "NQUEEN_KERNEL_SOURCE";
+
 /// Where compiled kernels are kept: `$NQUEEN_CACHE_DIR`, else `$XDG_CACHE_HOME/nqueen`,
 /// else `~/.cache/nqueen`.
 fn cache_dir() -> Option<PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    var("NQUEEN_CACHE_DIR")
+    var(CACHE_VARIABLE)
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("nqueen")))
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
 }
