@@ -200,7 +200,12 @@ fn main() {
                 tally.path_passes[k] += u64::from(lanes > 0);
                 tally.path_lanes[k] += lanes;
             }
-            let paths = [(loop_lengths.head, on[1] + on[2] + on[3]), (loop_lengths.leaf, on[1]), (loop_lengths.not_leaf, on[2] + on[3]), (loop_lengths.down, on[3])];
+            let paths = [
+                (loop_lengths.head, on[1] + on[2] + on[3]),
+                (loop_lengths.leaf, on[1]),
+                (loop_lengths.not_leaf, on[2] + on[3]),
+                (loop_lengths.down, on[3]),
+            ];
             for (length, lanes) in paths {
                 tally.warp_instructions += length * u64::from(lanes > 0);
                 tally.thread_instructions += length * lanes;
@@ -234,7 +239,8 @@ struct LoopLengths {
 
 impl LoopLengths {
     fn from_env() -> LoopLengths {
-        let given: Vec<u64> = std::env::var("NQUEEN_LOOP").map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect()).unwrap_or_default();
+        let given: Vec<u64> =
+            std::env::var("NQUEEN_LOOP").map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect()).unwrap_or_default();
         match given[..] {
             [head, leaf, not_leaf, down] => LoopLengths { head, leaf, not_leaf, down },
             _ => LoopLengths { head: 29, leaf: 14, not_leaf: 6, down: 13 },

@@ -6,6 +6,7 @@
 mod answer;
 mod count;
 mod dry_run;
+mod environment;
 mod listing;
 mod merge;
 mod read_ahead;
@@ -17,11 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::control::Control;
-#[cfg(target_arch = "x86_64")]
-use crate::cpu::lanes::SEARCH_VARIABLE;
 use crate::error::Error;
+use crate::files::FileError;
 use crate::solve::{Options, Solver};
-use crate::words::os_words;
+use crate::words::{os_words, shown, STDIN, STDIN_PATH};
 use crate::work::Shards;
 pub use listing::Listing;
 
@@ -55,17 +55,25 @@ impl Input {
             .iter()
             .filter_map(|input| match input {
                 Input::File(path) => Some(path.as_path()),
-                Input::Stdin if cfg!(unix) => Some(Path::new("/dev/stdin")),
+                Input::Stdin if cfg!(unix) => Some(Path::new(STDIN_PATH)),
                 Input::Stdin => None,
             })
             .collect()
     }
 
-    /// Its name in messages and records.
+    /// Its name in records.
     pub fn name(&self) -> String {
         match self {
-            Input::Stdin => "<stdin>".to_string(),
+            Input::Stdin => STDIN.to_string(),
             Input::File(p) => p.display().to_string(),
+        }
+    }
+
+    /// Its name in messages: quoted where it needs to be (see [`crate::words::quoted`]).
+    pub fn shown(&self) -> String {
+        match self {
+            Input::Stdin => STDIN.to_string(),
+            Input::File(p) => shown(p),
         }
     }
 }
@@ -195,33 +203,18 @@ impl Outcome {
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
     let mut sink = Sink { out, err, broken: false };
-    #[cfg(target_arch = "x86_64")]
-    if !matches!(config.mode, Mode::Merge(_)) {
-        if let Some(warning) = search_warning(std::env::var(SEARCH_VARIABLE).ok().as_deref()) {
-            sink.say(format_args!("warning: {warning}"));
-        }
+    for warning in environment::warnings(&config.mode, |name| std::env::var_os(name)) {
+        sink.say(format_args!("warning: {warning}"));
     }
     match &config.mode {
         Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
-        Mode::Merge(merging) => merge::run(&config.inputs, merging, &mut sink, &mut outcome),
+        Mode::Merge(merging) => merge::run(&config.inputs, merging, ctl, &mut sink, &mut outcome),
         Mode::Table { from, to } => table::run(config, *from..=*to, solver, ctl, &mut sink, &mut outcome),
     }
     if let Err(stop) = sink.flush() {
         outcome.stopped(stop);
     }
     outcome.status()
-}
-
-/// What is wrong with `value` as the search [`SEARCH_VARIABLE`] names, if anything: the
-/// widest search this CPU has is then used.
-#[cfg(target_arch = "x86_64")]
-fn search_warning(value: Option<&str>) -> Option<String> {
-    match value {
-        None | Some("" | "avx512" | "avx2" | "scalar") => None,
-        Some(other) => {
-            Some(format!("{SEARCH_VARIABLE}={other:?} is not a search: avx512, avx2 or scalar; the widest this CPU has is used"))
-        }
-    }
 }
 
 /// Whether standard output can take the answers: not where it was closed when the process
@@ -247,10 +240,9 @@ pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
 
 /// Why standard output cannot take the answers of a run of `inputs`, if it cannot: it is
 /// one of them, which the answers would overwrite.
-pub fn stdout_apart(inputs: &[Input]) -> Result<(), String> {
+pub fn stdout_apart(inputs: &[Input]) -> Result<(), FileError> {
     match crate::files::stdout_among(Input::paths(inputs)) {
-        Some(input) if input == Path::new("/dev/stdin") => Err("standard output is the file standard input reads".into()),
-        Some(input) => Err(format!("standard output is {}, an input of this run", input.display())),
+        Some(input) => Err(FileError::StdoutIsInput(input.to_path_buf())),
         None => Ok(()),
     }
 }
@@ -340,17 +332,6 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn an_unknown_search_is_warned_of() {
-        assert_eq!(search_warning(None), None);
-        assert_eq!(search_warning(Some("avx2")), None);
-        assert_eq!(
-            search_warning(Some("avx9")).unwrap(),
-            "NQUEEN_CPU_SEARCH=\"avx9\" is not a search: avx512, avx2 or scalar; the widest this CPU has is used"
-        );
-    }
 
     #[test]
     fn the_most_important_failure_sets_the_status() {

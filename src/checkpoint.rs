@@ -19,7 +19,7 @@ use serde::de::IgnoredAny;
 use crate::files::kind::{Kind as FileKind, SNIFF};
 use crate::files::{self, among};
 use crate::tally::Tally;
-use crate::words::os_words;
+use crate::words::{os_words, shown, shown_input};
 use crate::work::{Selection, Shard, Unit};
 use lines::{read_lines, CaseLine, HeaderLine, Kind, Line, ReadError, UnitLine, FORMAT};
 
@@ -133,12 +133,12 @@ pub enum Problem {
 
 impl std::fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "checkpoint {}: ", self.path.display())?;
+        write!(f, "checkpoint {}: ", shown(&self.path))?;
         match &self.problem {
             Problem::Io(e) => f.write_str(&files::io_words(&self.path, e)),
             Problem::Truncate(e) => write!(f, "cannot drop its torn last line: {}", os_words(e)),
             Problem::NotAFile(what) => write!(f, "is {what}, not a regular file, so it was left as it is"),
-            Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
+            Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", shown_input(input)),
             Problem::ReadOnly => f.write_str("is read-only, so no work could be recorded in it"),
             Problem::NotOurs(kind) => write!(
                 f,
@@ -223,7 +223,7 @@ impl Checkpoint {
         let mut warning = None;
         if let Some(line) = torn {
             file.set_len(kept_bytes).map_err(|e| fail(Problem::Truncate(e)))?;
-            warning = Some(format!("checkpoint {}: dropped its torn last line {line} (a run was stopped mid-write)", path.display()));
+            warning = Some(format!("checkpoint {}: dropped its torn last line {line} (a run was stopped mid-write)", shown(path)));
         }
         let mut checkpoint =
             Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), cases: HashMap::new(), entries: HashMap::new() };

@@ -27,10 +27,13 @@ use values::{backend, device, duration, listed, prefixes, seed, shard, share, ta
 /// obstacles do not block attacks), until the end or a 0. Prints "Case k: count" for each
 /// case as soon as it is counted. Example: nqueen fixtures/sample.in
 ///
-/// Exit status: 0 all answered, 1 bad or unreadable input (earlier cases are answered
-/// first), 2 bad command line, 3 --backend gpu with no usable GPU (before any answer) or
-/// the GPU failed, 4 the answers could not be written, 130 / 143 stopped by SIGINT /
-/// SIGTERM. When several fail, the first in the order 130/143, 4, 3, 1 sets the status.
+/// Exit status: 0 all answered; 1 bad or unreadable input (earlier cases are answered
+/// first), a checkpoint or part file that does not fit, or for nqueen status a run not yet
+/// complete; 2 bad command line (nothing was run); 3 --backend gpu with no usable GPU
+/// (before any answer), or the GPU failed; 4 the answers, a checkpoint, a summary or a
+/// plot could not be written, or a summary or plot would replace a file that is not
+/// nqueen's; 130 / 143 stopped by SIGINT / SIGTERM. When several fail, the first in the
+/// order 130/143, 4, 3, 1 sets the status.
 #[derive(Parser, Debug)]
 #[command(name = "nqueen", version, max_term_width = 100, args_conflicts_with_subcommands = true)]
 #[command(about = "Counts n non-attacking queens on n×n boards with obstacles, in judge input:\n\

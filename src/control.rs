@@ -1,6 +1,6 @@
 //! What the counters share with the rest of the program while they run: a cancel flag
 //! (set by Ctrl-C), how much of the estimated work is done, for the progress bar, and
-//! whether the run waits for input, when a signal may end it at once.
+//! whether the run is at rest, when a signal may end it at once.
 
 use std::fmt;
 use std::ops::Range;
@@ -33,8 +33,8 @@ pub struct Control {
     total: AtomicU64,
     /// The backend counting, since when, and the work done when it began.
     stage: Mutex<Option<(&'static str, Instant, u64)>>,
-    /// The run waits for input, everything before it written out.
-    waiting: AtomicBool,
+    /// The run is at rest (see [`Control::at_rest`]).
+    at_rest: AtomicBool,
 }
 
 /// How far a count has come: the estimated work done and in all (in estimated search
@@ -78,17 +78,18 @@ impl Control {
         self.give_way.swap(false, Ordering::Relaxed) && !self.cancel.load(Ordering::Relaxed)
     }
 
-    /// Says that the run waits for input, with every answer before it written out, until
-    /// the guard is dropped: a signal may then end the process at once, since nothing would
-    /// stop the wait and nothing is left to write.
-    pub fn waiting_for_input(&self) -> Waiting<'_> {
-        self.waiting.store(true, Ordering::SeqCst);
-        Waiting(&self.waiting)
+    /// Says that the run is at rest until the guard is dropped: every answer before is
+    /// written out, and nothing is being written (the run waits for input, or works out
+    /// what it will write). A signal may then end the process at once: nothing would be
+    /// lost or left half written, and nothing else would stop a wait.
+    pub fn at_rest(&self) -> AtRest<'_> {
+        self.at_rest.store(true, Ordering::SeqCst);
+        AtRest(&self.at_rest)
     }
 
-    /// Whether the run waits for input (see [`Control::waiting_for_input`]).
-    pub fn is_waiting_for_input(&self) -> bool {
-        self.waiting.load(Ordering::SeqCst)
+    /// Whether the run is at rest (see [`Control::at_rest`]).
+    pub fn is_at_rest(&self) -> bool {
+        self.at_rest.load(Ordering::SeqCst)
     }
 
     /// Whether the run was cancelled.
@@ -134,10 +135,10 @@ impl Control {
     }
 }
 
-/// While it lives, the run waits for input (see [`Control::waiting_for_input`]).
-pub struct Waiting<'a>(&'a AtomicBool);
+/// While it lives, the run is at rest (see [`Control::at_rest`]).
+pub struct AtRest<'a>(&'a AtomicBool);
 
-impl Drop for Waiting<'_> {
+impl Drop for AtRest<'_> {
     fn drop(&mut self) {
         self.0.store(false, Ordering::SeqCst);
     }

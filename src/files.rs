@@ -11,6 +11,7 @@
 //!   is an error, read in memory that does not grow with the file ([`lines`]).
 
 pub mod digest;
+mod error;
 pub mod json;
 pub mod kind;
 pub mod lines;
@@ -18,6 +19,10 @@ pub mod whole;
 
 use std::fs::Metadata;
 use std::path::Path;
+
+use crate::words::shown;
+use error::open_words;
+pub use error::FileError;
 
 /// The longest line a checkpoint or part file may hold. The longest nqueen writes is a
 /// checkpoint's unit of [`crate::work::MAX_UNIT_RANGES`] ranges, under 32 KiB; a part
@@ -70,19 +75,23 @@ fn first_same<'a>(meta: &Metadata, path: &Path, inputs: impl IntoIterator<Item =
     inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(meta, &m, path, input)))
 }
 
-/// The input file at `path`, opened for reading, or why it cannot be, in words: a
-/// directory is not `expected` ("judge input", "a part file").
-pub fn open_input(path: &Path, expected: &str) -> Result<std::fs::File, String> {
+/// The input file at `path`, opened for reading, or why it cannot be: a directory is not
+/// `expected` ("judge input", "a part file").
+pub fn open_input(path: &Path, expected: &'static str) -> Result<std::fs::File, FileError> {
     if path.is_dir() {
-        return Err(format!("is a directory, not {expected}"));
+        return Err(FileError::Directory { expected });
     }
-    std::fs::File::open(path).map_err(|e| format!("cannot open it: {}", crate::words::os_words(&e)))
+    std::fs::File::open(path).map_err(|error| FileError::Open { path: path.to_path_buf(), error })
 }
 
 /// What went wrong opening or writing `path`, in words: for a file that could not be
-/// created, the directory that is missing, or the link that points into it.
+/// created, the directory that is missing, the link that points into it, or the file on
+/// its path.
 pub fn io_words(path: &Path, e: &std::io::Error) -> String {
-    let said = crate::words::os_words(e);
+    let said = open_words(path, e);
+    if e.kind() == std::io::ErrorKind::NotADirectory {
+        return format!("cannot create it: {said}");
+    }
     if e.kind() != std::io::ErrorKind::NotFound {
         return said;
     }
@@ -92,8 +101,8 @@ pub fn io_words(path: &Path, e: &std::io::Error) -> String {
     };
     let missing = target.parent().filter(|dir| !dir.as_os_str().is_empty() && !dir.is_dir());
     match (missing, link) {
-        (Some(dir), Some(to)) => format!("cannot create it: it links to {}, in {}, which does not exist", to.display(), dir.display()),
-        (Some(dir), None) => format!("cannot create it: there is no directory {}", dir.display()),
+        (Some(dir), Some(to)) => format!("cannot create it: it links to {}, in {}, which does not exist", shown(&to), shown(dir)),
+        (Some(dir), None) => format!("cannot create it: there is no directory {}", shown(dir)),
         (None, _) => format!("cannot create it: {said}"),
     }
 }

@@ -22,10 +22,10 @@ mod memory;
 mod module;
 #[cfg(target_os = "linux")]
 pub mod teardown;
-pub use cache::{opening_seconds, remember_opening};
+pub use cache::{opening_seconds, remember_opening, CACHE_VARIABLE};
 pub use count::{CountError, GpuTally, Units, BATCH_CAP, LARGE_BATCH_CAP};
 pub use launch::{block_shape, block_shapes, row_windows};
-pub use module::{EntryPoint, KERNEL_SOURCE};
+pub use module::{EntryPoint, KERNEL_SOURCE, KERNEL_SOURCE_VARIABLE};
 
 /// The most prefixes the GPU path aims for: beyond it, the host's count of each root's
 /// prefixes and the fetching of prefixes cost more than the shorter tails save.

@@ -11,9 +11,9 @@ use nqueen::control::Control;
 use nqueen::solve::Solver;
 
 /// How long the work has to stop by itself after a signal before the process exits anyway
-/// (a GPU batch in flight, say). A run waiting for input exits at once.
+/// (a GPU batch in flight, say). A run at rest (waiting for input, say) exits at once.
 const SIGNAL_GRACE: Duration = Duration::from_secs(2);
-/// How often, in the grace, the run is looked at for a wait for input.
+/// How often, in the grace, the run is looked at for rest.
 const SIGNAL_LOOK_EVERY: Duration = Duration::from_millis(5);
 
 fn main() {
@@ -79,14 +79,14 @@ fn stdout_closed_at_start() -> bool {
 }
 
 /// On SIGINT or SIGTERM (Ctrl-C on Windows), asks the work to stop, and exits with 128 +
-/// signal: at once where the run waits for input (its answers are written out by then),
-/// else once the work has had [`SIGNAL_GRACE`] to stop by itself.
+/// signal: at once where the run is at rest (see [`Control::at_rest`]), else once the work
+/// has had [`SIGNAL_GRACE`] to stop by itself.
 fn watch_signals(ctl: &Arc<Control>) -> std::io::Result<()> {
     let ctl = Arc::clone(ctl);
     let stop = move |signal: i32| {
         ctl.cancel_by_signal(signal);
         let deadline = Instant::now() + SIGNAL_GRACE;
-        while Instant::now() < deadline && !ctl.is_waiting_for_input() {
+        while Instant::now() < deadline && !ctl.is_at_rest() {
             std::thread::sleep(SIGNAL_LOOK_EVERY);
         }
         // The count may be inside the CUDA driver.

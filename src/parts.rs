@@ -18,7 +18,7 @@ pub mod summary;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::files::{digest, json};
+use crate::files::{digest, json, FileError};
 pub use crate::gpu::Card;
 pub use read::{read, read_from, Located};
 
@@ -230,7 +230,7 @@ impl Record {
     }
 
     /// The record one line of JSON holds.
-    pub fn from_line(line: &str) -> Result<Record, String> {
+    pub fn from_line(line: &str) -> Result<Record, FileError> {
         Ok(match json::parse::<Tag>(line)?.record {
             Kind::Case => Record::Case(Box::new(json::parse(line)?)),
             Kind::End => Record::End(json::parse(line)?),

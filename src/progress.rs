@@ -27,7 +27,7 @@ use crate::control::{self, Control};
 /// How long a case runs before its bar appears: short cases never flicker one.
 pub const SHOW_AFTER: Duration = Duration::from_secs(1);
 /// Milliseconds to wait instead of [`SHOW_AFTER`], so that a test sees the bar of a short case.
-const SHOW_AFTER_VARIABLE: &str = "NQUEEN_PROGRESS_AFTER_MS";
+pub const SHOW_AFTER_VARIABLE: &str = "NQUEEN_PROGRESS_AFTER_MS";
 /// How often the bar takes the count's progress; indicatif draws at most [`DRAWS_PER_SECOND`].
 const TICK: Duration = Duration::from_millis(200);
 const DRAWS_PER_SECOND: u8 = 5;
@@ -38,6 +38,11 @@ const MAX_WIDTH: u16 = 80;
 const WORDS: usize = 40;
 /// The narrowest bar worth drawing; on a narrower terminal the bar is left out.
 const MIN_BAR: usize = 10;
+
+/// The wait that `value` of [`SHOW_AFTER_VARIABLE`] gives: a whole number of milliseconds.
+pub fn milliseconds(value: &str) -> Option<Duration> {
+    value.trim().parse().ok().map(Duration::from_millis)
+}
 
 /// A bar for one case, drawn from its own thread; dropping it stops and clears the bar.
 pub struct Progress {
@@ -53,7 +58,7 @@ impl Progress {
             return Progress { stop: None, thread: None };
         }
         let started = Instant::now();
-        let after = std::env::var(SHOW_AFTER_VARIABLE).ok().and_then(|ms| ms.parse().ok()).map_or(SHOW_AFTER, Duration::from_millis);
+        let after = std::env::var(SHOW_AFTER_VARIABLE).ok().and_then(|ms| milliseconds(&ms)).unwrap_or(SHOW_AFTER);
         let (stop, stopped) = channel::<()>();
         let thread = std::thread::spawn(move || {
             if !matches!(stopped.recv_timeout(after), Err(RecvTimeoutError::Timeout)) {

@@ -27,7 +27,7 @@ use crate::solve::{self, Part, Report, Scope, Solver};
 use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
-use crate::words::os_words;
+use crate::words::{os_words, quoted_input};
 use crate::work::{self, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
@@ -69,9 +69,9 @@ pub(super) fn run<O: Write, E: Write>(
             Input::File(path) => match files::open_input(path, "judge input") {
                 Ok(f) => Box::new(f),
                 Err(why) => {
-                    sink.say(format_args!("{}: {why}", path.display()));
+                    sink.say(format_args!("{}: {why}", input.shown()));
                     outcome.note(Failure::BadInput);
-                    if let Err(stop) = run.end(index, input, 0, Some(why), sink) {
+                    if let Err(stop) = run.end(index, input, 0, Some(why.to_string()), sink) {
                         return outcome.stopped(stop);
                     }
                     continue;
@@ -153,7 +153,7 @@ impl Run<'_> {
         (reader, start): (impl Read + Send + 'static, &Mutex<Vec<u8>>),
         sink: &mut Sink<'_, O, E>,
     ) -> Result<bool, Stop> {
-        let name = input.name();
+        let (name, shown) = (input.name(), input.shown());
         let mut cases = 0;
         let mut boards = ReadAhead::start(reader);
         loop {
@@ -163,7 +163,7 @@ impl Run<'_> {
                 boards.next()
             } else {
                 sink.flush()?;
-                let _waiting = self.ctl.waiting_for_input();
+                let _waiting = self.ctl.at_rest();
                 boards.next()
             };
             let Some(board) = board else { break };
@@ -176,9 +176,9 @@ impl Run<'_> {
                     // Another of the program's files, given where judge input belongs.
                     match kind::of_recorded(start) {
                         k if k.is_known() && k != FileKind::Judge && cases == 0 && matches!(e, ParseError::Syntax { line: 1, .. }) => {
-                            sink.say(format_args!("{name}: line 1: {}", k.instead_of("judge input")))
+                            sink.say(format_args!("{shown}: line 1: {}", k.instead_of("judge input")))
                         }
-                        _ => sink.say(format_args!("{name}: {e}")),
+                        _ => sink.say(format_args!("{shown}: {e}")),
                     }
                     self.end(index, input, cases, Some(e.to_string()), sink)?;
                     return Ok(false);
@@ -217,6 +217,7 @@ impl Run<'_> {
         ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
+        let shown = quoted_input(name);
         let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
         let counted = match small {
             Some(report) => Ok(Counted::plain(report)),
@@ -238,10 +239,10 @@ impl Run<'_> {
                     Error::Interrupted => {}
                     // The count writes nothing but its units to the checkpoint.
                     Error::Write(why) => {
-                        sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {}", os_words(why)))
+                        sink.say(format_args!("{shown}: case {case}: cannot record it in the checkpoint: {}", os_words(why)))
                     }
-                    Error::NoGpu(_) | Error::Gpu(_) => sink.say(format_args!("--backend gpu: {name}: case {case}: {e}")),
-                    _ => sink.say(format_args!("{name}: case {case}: {e}")),
+                    Error::NoGpu(_) | Error::Gpu(_) => sink.say(format_args!("--backend gpu: {shown}: case {case}: {e}")),
+                    _ => sink.say(format_args!("{shown}: case {case}: {e}")),
                 }
                 return Err(Stop::Failed(Failure::of(&e, self.ctl)));
             }
@@ -250,7 +251,7 @@ impl Run<'_> {
             sink.say(format_args!("warning: {warning}"));
         }
         let Some(line) = self.answer(index, name, (case, board), scope, &counted) else {
-            sink.say(format_args!("{name}: case {case}: {}", unique::mismatch()));
+            sink.say(format_args!("{shown}: case {case}: {}", unique::mismatch()));
             return Err(Stop::Failed(Failure::BadInput));
         };
         sink.line(&line)?;
@@ -258,20 +259,20 @@ impl Run<'_> {
         if let (Some(c), Some(_)) = (&self.checkpoint, &counted.report) {
             let at = CaseShard { input: index, case, board: counted.board.clone(), shard: scope.shard() };
             if let Err(e) = c.case(&at, &counted.plan, counted.tally, counted.device_seconds, (counted.backend(), &self.provenance.run)) {
-                sink.say(format_args!("{name}: case {case}: cannot record it in the checkpoint: {}", os_words(&e)));
+                sink.say(format_args!("{shown}: case {case}: cannot record it in the checkpoint: {}", os_words(&e)));
                 return Err(Stop::Failed(Failure::Output));
             }
         }
         if let (Some(listing), Scope::Whole) = (self.counting.solutions, scope) {
-            listing.list(board, counted.tally.solutions, (name, case), (self.ctl, self.config.progress), sink)?;
+            listing.list(board, counted.tally.solutions, (&shown, case), (self.ctl, self.config.progress), sink)?;
         }
         let which = match scope {
             Scope::Whole => String::new(),
             Scope::Shard(s) => format!(" shard {}/{}:", s.index, s.count),
         };
         match &counted.report {
-            Some(r) if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} {r}")),
-            None if self.config.stats => sink.say(format_args!("{name}: case {case}:{which} counted by an earlier run (checkpoint)")),
+            Some(r) if self.config.stats => sink.say(format_args!("{shown}: case {case}:{which} {r}")),
+            None if self.config.stats => sink.say(format_args!("{shown}: case {case}:{which} counted by an earlier run (checkpoint)")),
             _ => {}
         }
         Ok(())

@@ -28,7 +28,8 @@ const BATCH: u64 = 1 << 12;
 const CHUNK: usize = 1 << 16;
 
 impl Listing {
-    /// Lists the solutions of `board`, case `case` of `name`, whose count is `count`; says
+    /// Lists the solutions of `board`, case `case` of `name` (as messages show it), whose
+    /// count is `count`; says
     /// so where their number differs from the count when all are listed.
     pub(super) fn list<O: Write, E: Write>(
         &self,

@@ -7,19 +7,33 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{Failure, Input, Merging, Outcome, Sink};
+use crate::control::{AtRest, Control};
+use crate::error::Error;
 use crate::files::kind::Kind as FileKind;
 use crate::files::whole::{self, Rules};
 use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
-use crate::words::{counted, plural};
+use crate::words::{counted, plural, shown, STDIN};
 
 /// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
-pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+///
+/// Reading and adding up many records takes a while and writes nothing: the run is at rest
+/// meanwhile (see [`Control::at_rest`]), so that a signal ends it at once. What it then
+/// writes, it writes after a look at `ctl`: a run stopped by a signal writes no more lines,
+/// and no summary or plot.
+pub(super) fn run<O: Write, E: Write>(
+    inputs: &[Input],
+    merging: &Merging,
+    ctl: &Control,
+    sink: &mut Sink<'_, O, E>,
+    outcome: &mut Outcome,
+) {
+    let rest = ctl.at_rest();
     let mut records = Vec::new();
     let mut unreadable = false;
     for input in inputs {
         let (read, problem) = match input {
             Input::File(path) => parts::read(path),
-            Input::Stdin => parts::read_from(std::io::stdin().lock(), "<stdin>"),
+            Input::Stdin => parts::read_from(std::io::stdin().lock(), STDIN),
         };
         records.extend(read);
         if let Some(problem) = problem {
@@ -33,75 +47,92 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
     if records.is_empty() {
         // A glob that matched nothing, say: a merge of nothing is no answer.
         if !unreadable {
-            let named = inputs.iter().map(Input::name).collect::<Vec<_>>().join(", ");
+            let named = inputs.iter().map(Input::shown).collect::<Vec<_>>().join(", ");
             sink.say(format_args!("no part records in {named}: expected the JSON lines that --shard runs write"));
         }
         return outcome.note(Failure::BadInput);
     }
     match merging {
-        Merging::Answers { summary } => answers(&records, summary.as_deref(), inputs, sink, outcome),
+        Merging::Answers { summary } => answers(&records, summary.as_deref(), inputs, (ctl, rest), sink, outcome),
         Merging::Status { by_host, silent_after, plot } => {
             let status = status::status(&records);
-            let mut shown = status.lines;
+            let mut said = status.lines;
+            let mut picture = None;
             match machines::machines(&records, status.complete, *silent_after) {
                 Ok(found) => {
                     // The machines before the case status's JSON line, and theirs after it.
-                    let json = shown.pop();
-                    shown.extend(if *by_host { found.lines() } else { found.summary() });
-                    shown.extend(json);
-                    shown.push(serde_json::to_string(&found).expect("machines are plain data"));
-                    if let Some(path) = plot {
-                        match plot::svg(&records, &found) {
-                            Ok(svg) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, sink, outcome),
-                            Err(e) => {
-                                sink.say(format_args!("plot {}: {e}", path.display()));
-                                outcome.note(Failure::Output);
-                            }
-                        }
-                    }
+                    let json = said.pop();
+                    said.extend(if *by_host { found.lines() } else { found.summary() });
+                    said.extend(json);
+                    said.push(serde_json::to_string(&found).expect("machines are plain data"));
+                    picture = plot.as_deref().map(|path| (path, plot::svg(&records, &found)));
                 }
-                Err(problem) => shown.push(problem.to_string()),
+                Err(problem) => said.push(problem.to_string()),
             }
-            if lines(&shown, sink, outcome) && !status.complete {
+            drop(rest);
+            match picture {
+                Some((path, Ok(svg))) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, ctl, sink, outcome),
+                Some((path, Err(e))) => {
+                    sink.say(format_args!("plot {}: {e}", shown(path)));
+                    outcome.note(Failure::Output);
+                }
+                None => {}
+            }
+            if lines(&said, ctl, sink, outcome) && !status.complete {
                 outcome.note(Failure::BadInput);
             }
         }
-        Merging::Recheck { share, seed } => match recheck::choose(&records, *share, *seed) {
-            Ok(chosen) if chosen.shards.is_empty() => {
-                sink.say(format_args!("no shard to count again: the share draws none (a share of 0, or none left counted once), every machine has a shard recounted, and no records disagree"));
+        Merging::Recheck { share, seed } => {
+            let chosen = recheck::choose(&records, *share, *seed);
+            drop(rest);
+            match chosen {
+                Ok(chosen) if chosen.shards.is_empty() => {
+                    sink.say(format_args!("no shard to count again: the share draws none (a share of 0, or none left counted once), every machine has a shard recounted, and no records disagree"));
+                }
+                Ok(chosen) => {
+                    if lines(&[chosen.shard_list()], ctl, sink, outcome) {
+                        sink.say(format_args!(
+                            "{} of {} shards to count again: {} at random (seed {seed}), {} more so that each of {} machine{} has one, {} whose records disagree",
+                            chosen.shards.len(),
+                            chosen.of,
+                            chosen.random,
+                            chosen.for_machines,
+                            chosen.machines,
+                            plural(chosen.machines),
+                            chosen.disagreeing
+                        ));
+                    }
+                }
+                Err(problem) => {
+                    sink.say(format_args!("{problem}"));
+                    outcome.note(Failure::BadInput);
+                }
             }
-            Ok(chosen) => {
-                lines(&[chosen.shard_list()], sink, outcome);
-                sink.say(format_args!(
-                    "{} of {} shards to count again: {} at random (seed {seed}), {} more so that each of {} machine{} has one, {} whose records disagree",
-                    chosen.shards.len(),
-                    chosen.of,
-                    chosen.random,
-                    chosen.for_machines,
-                    chosen.machines,
-                    plural(chosen.machines),
-                    chosen.disagreeing
-                ));
-            }
-            Err(problem) => {
-                sink.say(format_args!("{problem}"));
-                outcome.note(Failure::BadInput);
-            }
-        },
+        }
     }
+    // Letting go of many records takes a while too: the answers go out first, and the run
+    // is at rest meanwhile.
+    if let Err(stop) = sink.flush() {
+        outcome.stopped(stop);
+    }
+    let _rest = ctl.at_rest();
+    drop(records);
 }
 
 /// Prints the answers `records` add up to, says what they rest on, and with `summary`
-/// writes the summary to publish to that file.
+/// writes the summary to publish to that file. The run is at rest (`rest`) until the
+/// answers are added up.
 fn answers<O: Write, E: Write>(
     records: &[Located],
     summary: Option<&Path>,
     inputs: &[Input],
+    (ctl, rest): (&Control, AtRest<'_>),
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
     let merged = merge::merge(records);
-    if !lines(&merged.answers, sink, outcome) {
+    drop(rest);
+    if !lines(&merged.answers, ctl, sink, outcome) {
         return;
     }
     for error in &merged.input_errors {
@@ -124,21 +155,41 @@ fn answers<O: Write, E: Write>(
     }
     let Some(path) = summary else { return };
     if merged.problem.is_some() {
-        sink.say(format_args!("no summary written to {}: the merge is not complete", path.display()));
+        sink.say(format_args!("no summary written to {}: the merge is not complete", shown(path)));
         return;
     }
-    match summary::summary(records, &merged) {
-        Ok(text) => write_file(path, text.as_bytes(), ("summary", FileKind::Summary), inputs, sink, outcome),
+    // The answers out, and at rest while the summary is made.
+    if let Err(stop) = sink.flush() {
+        return outcome.stopped(stop);
+    }
+    let made = {
+        let _rest = ctl.at_rest();
+        summary::summary(records, &merged)
+    };
+    match made {
+        Ok(text) => write_file(path, text.as_bytes(), ("summary", FileKind::Summary), inputs, ctl, sink, outcome),
         Err(problem) => {
-            sink.say(format_args!("no summary written to {}: {problem}", path.display()));
+            sink.say(format_args!("no summary written to {}: {problem}", shown(path)));
             outcome.note(Failure::BadInput);
         }
     }
 }
 
+/// Whether the run was stopped by a signal: then noted in `outcome`, and nothing more is
+/// written.
+fn stopped(ctl: &Control, outcome: &mut Outcome) -> bool {
+    if ctl.is_cancelled() {
+        outcome.note(Failure::of(&Error::Interrupted, ctl));
+    }
+    ctl.is_cancelled()
+}
+
 /// Writes `lines` to the answers; false, noted in `outcome`, where the run stops there.
-fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) -> bool {
+fn lines<O: Write, E: Write>(lines: &[String], ctl: &Control, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) -> bool {
     for line in lines {
+        if stopped(ctl, outcome) {
+            return false;
+        }
         if let Err(stop) = sink.line(line) {
             outcome.stopped(stop);
             return false;
@@ -148,15 +199,20 @@ fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcom
 }
 
 /// Writes `bytes`, a file of `role` and `kind`, to `path` whole (see [`crate::files::whole`]),
-/// or to the answers' output for "-"; a failure is noted in `outcome`.
+/// or to the answers' output for "-", unless the run was stopped by a signal; a failure is
+/// noted in `outcome`.
 fn write_file<O: Write, E: Write>(
     path: &Path,
     bytes: &[u8],
     (role, kind): (&'static str, FileKind),
     inputs: &[Input],
+    ctl: &Control,
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
+    if stopped(ctl, outcome) {
+        return;
+    }
     if path.as_os_str() == "-" {
         if let Err(stop) = sink.bytes(bytes) {
             outcome.stopped(stop);

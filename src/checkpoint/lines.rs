@@ -1,6 +1,7 @@
 //! A checkpoint's lines: one JSON object each, a header first, then units and cases; and
 //! reading them back up to a torn last line.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 
@@ -8,8 +9,9 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use crate::files::digest::{self, Unsealed};
+use crate::files::json::{self, JsonError};
 use crate::files::lines::{self as bounded, LineError, Lines};
-use crate::files::{json, MAX_LINE};
+use crate::files::{FileError, MAX_LINE};
 
 /// The file's format; a checkpoint of another is refused.
 pub(super) use crate::files::kind::CHECKPOINT_FORMAT as FORMAT;
@@ -122,15 +124,45 @@ impl Line {
 
     /// The line one line of JSON holds, or what is wrong with it. Its digest must match
     /// it; lines of builds before the digest carry none.
-    pub(super) fn from_text(text: &str) -> Result<Line, String> {
+    pub(super) fn from_text(text: &str) -> Result<Line, NotALine> {
         if digest::check(text) == Err(Unsealed::Mismatch) {
-            return Err("its digest does not match its content: the line was edited or damaged after it was written".into());
+            return Err(NotALine::Edited);
         }
         Ok(match json::parse::<Tag>(text)?.record {
             Kind::Header => Line::Header(json::parse(text)?),
             Kind::Unit => Line::Unit(json::parse(text)?),
             Kind::Case => Line::Case(json::parse(text)?),
         })
+    }
+}
+
+/// Why a line of a checkpoint is not a checkpoint line.
+#[derive(Debug)]
+pub(super) enum NotALine {
+    /// Its digest does not match its content.
+    Edited,
+    /// It is not UTF-8, or not JSON of a checkpoint line.
+    File(FileError),
+}
+
+impl fmt::Display for NotALine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotALine::Edited => f.write_str("its digest does not match its content: the line was edited or damaged after it was written"),
+            NotALine::File(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<FileError> for NotALine {
+    fn from(e: FileError) -> NotALine {
+        NotALine::File(e)
+    }
+}
+
+impl From<JsonError> for NotALine {
+    fn from(e: JsonError) -> NotALine {
+        NotALine::File(e.into())
     }
 }
 
@@ -169,7 +201,7 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
     let (mut lines, mut kept) = (Vec::new(), 0u64);
     while let Some(line) = reader.next()? {
         let (number, bytes, ended) = (line.number, line.bytes, line.ended);
-        let parsed = bounded::text(line.text).and_then(Line::from_text);
+        let parsed = bounded::text(line.text).map_err(NotALine::from).and_then(Line::from_text);
         let last = reader.at_end()?;
         match parsed {
             Ok(line) if ended => {

@@ -94,7 +94,7 @@ fn statuses() -> [(String, &'static str); 6] {
 
 /// The environment variables nqueen reads, and what each does.
 const ENVIRONMENT: [(&str, &str); 6] = [
-    ("NQUEEN_CACHE_DIR", "Where compiled GPU kernels are kept (else $XDG_CACHE_HOME/nqueen, else ~/.cache/nqueen)."),
+    ("NQUEEN_CACHE_DIR", "Where compiled GPU kernels, and how long opening a GPU took on each host, are kept (else $XDG_CACHE_HOME/nqueen, else ~/.cache/nqueen)."),
     ("NQUEEN_KERNEL_SOURCE", "A file to compile instead of the built-in GPU kernel (kernel work)."),
     ("NQUEEN_CPU_SEARCH", "avx2 or scalar: narrows the CPU's search on a machine that has a wider one, to test or time each."),
     ("NQUEEN_MACHINE", "The machine's name in part records (and so in nqueen status), in place of the id made from the kernel's boot id and /etc/machine-id: for containers that share a kernel, or clouds whose machines change ids."),

@@ -61,11 +61,20 @@ pub fn listed(text: &str) -> Result<u64, Refused> {
     }
 }
 
+/// A whole number of `text`, trimmed: `Err(true)` where it is digits past what a `T` holds
+/// (too large, not "not a number"), `Err(false)` where it is no whole number.
+fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(text: &str) -> Result<T, bool> {
+    text.trim().parse().map_err(|e: std::num::ParseIntError| *e.kind() == IntErrorKind::PosOverflow)
+}
+
 /// Parses "A..B": the board sizes A to B of the table.
 pub fn table(text: &str) -> Result<(usize, usize), Refused> {
     let (a, b) = text.split_once("..").ok_or_else(|| Refused("expected A..B, board sizes A to B, e.g. 4..16".into()))?;
-    let size = |s: &str| {
-        s.trim().parse::<usize>().ok().filter(|n| (1..=32).contains(n)).ok_or(Refused(format!("{s:?} is not a board size from 1 to 32")))
+    let size = |s: &str| match whole::<usize>(s) {
+        Ok(n) if (1..=32).contains(&n) => Ok(n),
+        Ok(n) if n > 32 => Err(Refused(format!("{n} is too large for a board size: 1 to 32"))),
+        Err(true) => Err(Refused(format!("{} is too large for a board size: 1 to 32", s.trim()))),
+        _ => Err(Refused(format!("{s:?} is not a board size from 1 to 32"))),
     };
     let (a, b) = (size(a)?, size(b)?);
     if a > b {
@@ -79,11 +88,19 @@ pub fn table(text: &str) -> Result<(usize, usize), Refused> {
 pub fn shard(text: &str) -> Result<Shards, Refused> {
     let refused = |why: String| Refused(why);
     let (list, m) = text.rsplit_once('/').ok_or_else(|| refused("expected K/M, shard K (from 0) of M, e.g. 3/64 or 0-15/64".into()))?;
-    let m: usize = m.trim().parse().map_err(|_| refused(format!("{m:?} is not a number of shards")))?;
+    let m: usize = whole(m).map_err(|too_large| match too_large {
+        true => refused(format!("{} shards is too large: at most {}", m.trim(), usize::MAX)),
+        false => refused(format!("{m:?} is not a number of shards")),
+    })?;
     if m == 0 {
         return Err(refused("M must be at least 1".into()));
     }
-    let number = |k: &str| k.trim().parse::<usize>().map_err(|_| refused(format!("{k:?} is not a shard number")));
+    let number = |k: &str| {
+        whole::<usize>(k).map_err(|too_large| match too_large {
+            true => refused(format!("shard {} is too large: shards are numbered from 0, so K must be below M ({m})", k.trim())),
+            false => refused(format!("{k:?} is not a shard number")),
+        })
+    };
     let mut indices = Vec::new();
     for item in list.split(',') {
         let (a, b) = match item.split_once('-') {
@@ -125,20 +142,29 @@ pub fn threads(text: &str) -> Result<u16, Refused> {
 
 /// Parses one GPU's number in a list (`--devices 0,1`).
 pub fn device(text: &str) -> Result<usize, Refused> {
-    text.trim().parse().map_err(|_| Refused(format!("{text:?} is not a GPU's number: GPUs are numbered from 0, e.g. --devices 0,1")))
+    whole(text).map_err(|too_large| match too_large {
+        true => Refused(format!("GPU {} is too large: GPUs are numbered from 0, e.g. --devices 0,1", text.trim())),
+        false => Refused(format!("{text:?} is not a GPU's number: GPUs are numbered from 0, e.g. --devices 0,1")),
+    })
 }
 
 /// Parses a number of prefixes to aim for on the GPU, 1 to 2^30.
 pub fn prefixes(text: &str) -> Result<u64, Refused> {
-    match text.trim().parse::<u64>() {
-        Ok(k) if (1..=1 << 30).contains(&k) => Ok(k),
-        _ => Err(Refused(format!("{text:?} is not a number of prefixes from 1 to 1073741824, e.g. 4000000"))),
+    const MOST: u64 = 1 << 30;
+    match whole::<u64>(text) {
+        Ok(k) if (1..=MOST).contains(&k) => Ok(k),
+        Ok(k) if k > MOST => Err(Refused(format!("{k} prefixes is too large: give 1 to {MOST}, e.g. 4000000"))),
+        Err(true) => Err(Refused(format!("{} prefixes is too large: give 1 to {MOST}, e.g. 4000000", text.trim()))),
+        _ => Err(Refused(format!("{text:?} is not a number of prefixes from 1 to {MOST}, e.g. 4000000"))),
     }
 }
 
 /// Parses a seed: any whole number from 0.
 pub fn seed(text: &str) -> Result<u64, Refused> {
-    text.trim().parse().map_err(|_| Refused(format!("{text:?} is not a seed: a whole number from 0, e.g. 7")))
+    whole(text).map_err(|too_large| match too_large {
+        true => Refused(format!("seed {} is too large: at most {}", text.trim(), u64::MAX)),
+        false => Refused(format!("{text:?} is not a seed: a whole number from 0, e.g. 7")),
+    })
 }
 
 /// Parses a duration: a number and a unit, as "30m", "2h" or "1d 12h".
@@ -171,5 +197,25 @@ mod tests {
         assert_eq!(said(share("2")), "\"2\" is not a share from 0 to 1, e.g. 0.02");
         assert_eq!(said(table("4-16")), "expected A..B, board sizes A to B, e.g. 4..16");
         assert_eq!(said(listed("-1")), "-1 is below 0: list 0 or more solutions, or all");
+    }
+
+    #[test]
+    fn a_number_too_large_is_too_large_not_no_number() {
+        let past = "18446744073709551616";
+        assert_eq!(said(shard(&format!("0/{past}"))), format!("{past} shards is too large: at most {}", usize::MAX));
+        assert_eq!(
+            said(shard(&format!("{past}/4"))),
+            format!("shard {past} is too large: shards are numbered from 0, so K must be below M (4)")
+        );
+        assert_eq!(said(device(past)), format!("GPU {past} is too large: GPUs are numbered from 0, e.g. --devices 0,1"));
+        assert_eq!(said(seed(past)), format!("seed {past} is too large: at most {}", u64::MAX));
+        assert_eq!(said(prefixes(past)), format!("{past} prefixes is too large: give 1 to 1073741824, e.g. 4000000"));
+        assert_eq!(said(prefixes("2000000000")), "2000000000 prefixes is too large: give 1 to 1073741824, e.g. 4000000");
+        assert_eq!(said(table("4..40")), "40 is too large for a board size: 1 to 32");
+        assert_eq!(said(table(&format!("4..{past}"))), format!("{past} is too large for a board size: 1 to 32"));
+        assert_eq!(said(listed(past)), format!("{past} solutions is too large: at most {} (or all)", u64::MAX - 1));
+        for refused in [said(shard("x/4")), said(shard("0/x")), said(device("x")), said(seed("x")), said(table("4..x"))] {
+            assert!(refused.contains("is not a"), "{refused}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 use std::fmt;
 use std::io::{self, BufRead};
 
+use super::FileError;
 use crate::words::os_words;
 
 /// Why the next line could not be read.
@@ -96,10 +97,10 @@ impl<R: BufRead> Lines<R> {
 }
 
 /// A line's bytes as text, or where it is not UTF-8: "byte 0xE9 at column 4 is not UTF-8".
-pub fn text(line: &[u8]) -> Result<&str, String> {
+pub fn text(line: &[u8]) -> Result<&str, FileError> {
     std::str::from_utf8(line).map_err(|e| {
         let at = e.valid_up_to();
-        format!("byte 0x{:02X} at column {} is not UTF-8 text", line[at], at + 1)
+        FileError::NotUtf8 { byte: line[at], column: at + 1 }
     })
 }
 
@@ -143,7 +144,7 @@ mod tests {
 
     #[test]
     fn text_says_where_it_is_not_utf8() {
-        assert_eq!(text(b"caf\xe9"), Err("byte 0xE9 at column 4 is not UTF-8 text".to_string()));
-        assert_eq!(text("café".as_bytes()), Ok("café"));
+        assert_eq!(text(b"caf\xe9").unwrap_err().to_string(), "byte 0xE9 at column 4 is not UTF-8 text");
+        assert_eq!(text("café".as_bytes()).unwrap(), "café");
     }
 }

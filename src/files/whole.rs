@@ -14,6 +14,7 @@ use std::sync::Mutex;
 
 use super::kind::{Kind, SNIFF};
 use super::{among, not_regular};
+use crate::words::{shown, shown_input, LinkLoop};
 
 /// The rules one file is written by.
 pub struct Rules<'a> {
@@ -51,14 +52,14 @@ pub enum Problem {
 
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}: ", self.role, self.path.display())?;
+        write!(f, "{} {}: ", self.role, shown(&self.path))?;
         match &self.problem {
             Problem::Directory => f.write_str("is a directory; give the name of a file"),
             Problem::NotOurs(kind) => {
                 write!(f, "holds {}, not a {}, so it was left as it is: remove it, or give another name", kind.name(), self.role)
             }
             Problem::ReadOnly => f.write_str("is read-only, so it was left as it is"),
-            Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", input.display()),
+            Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", shown_input(input)),
             Problem::Io(e) => f.write_str(&super::io_words(&self.path, e)),
         }
     }
@@ -128,7 +129,7 @@ fn followed(path: &Path) -> io::Result<PathBuf> {
             Err(e) => return Err(e),
         }
     }
-    Err(io::Error::other("too many levels of symbolic links"))
+    Err(io::Error::other(LinkLoop))
 }
 
 /// What the file at `path` holds, from its first bytes.

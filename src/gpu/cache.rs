@@ -4,11 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
+/// The environment variable that names the cache directory.
+pub const CACHE_VARIABLE: &str = "NQUEEN_CACHE_DIR";
+
 /// The cache directory: `$NQUEEN_CACHE_DIR`, else `$XDG_CACHE_HOME/nqueen`, else
 /// `~/.cache/nqueen`.
 pub(super) fn dir() -> Option<PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    var("NQUEEN_CACHE_DIR")
+    var(CACHE_VARIABLE)
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("nqueen")))
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
 }

@@ -3,6 +3,7 @@
 //! which of them counts a plan.
 
 use std::ffi::{c_char, CString};
+use std::path::Path;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction};
@@ -10,6 +11,7 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 
 use super::{cache, driver_err, GpuError};
 use crate::plan::Plan;
+use crate::words::{os_words, shown};
 
 /// The kernel's CUDA C source, compiled at run time.
 pub const KERNEL_SOURCE: &str = include_str!("../../kernels/count.cu");
@@ -79,9 +81,10 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
     };
     let (major, minor) = ctx.compute_capability().map_err(driver_err)?;
     let options = vec![format!("--gpu-architecture=sm_{major}{minor}"), "--std=c++14".to_string()];
-    let source = match std::env::var_os("NQUEEN_KERNEL_SOURCE") {
-        Some(path) => std::fs::read_to_string(&path)
-            .map_err(|e| GpuError::Compile(format!("NQUEEN_KERNEL_SOURCE={}: {e}", path.to_string_lossy())))?,
+    let source = match std::env::var_os(KERNEL_SOURCE_VARIABLE) {
+        Some(path) => std::fs::read_to_string(&path).map_err(|e| {
+            GpuError::Compile(format!("{KERNEL_SOURCE_VARIABLE}={}: cannot read it: {}", shown(Path::new(&path)), os_words(&e)))
+        })?,
         None => KERNEL_SOURCE.to_string(),
     };
     let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
@@ -101,6 +104,10 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
     }
     entry_points(ctx.load_module(Ptx::from_binary(cubin)).map_err(driver_err)?)
 }
+
+/// The environment variable that names a kernel source to compile instead of the built-in
+/// one, for kernel work.
+pub const KERNEL_SOURCE_VARIABLE: &str = "NQUEEN_KERNEL_SOURCE";
 
 /// The most bytes a cached kernel may have: a larger file there is not one.
 const MOST_KERNEL_BYTES: u64 = 64 << 20;

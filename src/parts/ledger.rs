@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{CaseRecord, EndRecord, Located, PartsError, Record};
+use crate::words::quoted_input;
 
 /// Every record of a merge, grouped.
 pub struct Ledger<'a> {
@@ -27,6 +28,11 @@ pub struct InputLedger<'a> {
 }
 
 impl InputLedger<'_> {
+    /// Its name, for messages (see [`quoted_input`]).
+    pub fn shown(&self) -> String {
+        quoted_input(&self.file)
+    }
+
     /// How many cases the input held, as far as the records tell: the most any end record
     /// says, or the last case seen.
     pub fn case_count(&self) -> usize {

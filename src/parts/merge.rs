@@ -46,7 +46,7 @@ pub fn merge(records: &[Located]) -> Merged {
             return merged;
         };
         match merge_input(input, ledger.shards, &mut merged) {
-            Ok(Some(error)) => merged.input_errors.push(format!("{}: {error}", input.file)),
+            Ok(Some(error)) => merged.input_errors.push(format!("{}: {error}", input.shown())),
             Ok(None) => {}
             Err(problem) => {
                 merged.problem = Some(problem);
@@ -110,7 +110,7 @@ fn said(r: &Located) -> String {
 /// Adds up one input's cases into `merged`, stopping at the first that cannot be
 /// answered; the error that ended the input early, if one did.
 fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> Result<Option<String>, PartsError> {
-    let file = &input.file;
+    let file = &input.shown();
     let empty = ByShard::default();
     for case in 1..=input.case_count() {
         let by_shard = input.cases.get(&case).unwrap_or(&empty);

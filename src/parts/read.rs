@@ -11,6 +11,7 @@ use crate::files::digest;
 use crate::files::kind::{self, Kind as FileKind, Recorded};
 use crate::files::lines::{self, Lines};
 use crate::files::MAX_LINE;
+use crate::words::shown;
 
 /// A record and where it was read.
 #[derive(Clone, Debug)]
@@ -44,14 +45,14 @@ impl Located {
 /// The records of the part file `path`, in order, up to what is wrong with it, if
 /// anything: the first line that is not a part record of this format, or a torn last line.
 pub fn read(path: &Path) -> (Vec<Located>, Option<PartsError>) {
-    let name = path.display().to_string();
+    let name = shown(path);
     match files::open_input(path, "a part file") {
         Ok(file) => read_from(file, &name),
         Err(why) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: {why}")))),
     }
 }
 
-/// [`read`] from any reader, named `name` in messages.
+/// [`read`] from any reader, named `name` in messages (quoted where it needs to be).
 pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError>) {
     let file: Arc<str> = Arc::from(name);
     let mut records = Vec::new();
@@ -61,7 +62,7 @@ pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError
         let line = match lines.next() {
             Ok(Some(line)) => line,
             Ok(None) => break,
-            Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}, {e}")))),
+            Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}: {e}")))),
         };
         let (number, complete) = (line.number, line.ended);
         let parsed = lines::text(line.text).and_then(|json| Record::from_line(json).map(|r| (r, json)));
@@ -82,7 +83,7 @@ pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError
             Ok(_) => unreachable!("complete lines are taken above"),
             Err(why) => format!("not a part record: {why}"),
         };
-        return (records, Some(PartsError::Unreadable(format!("{name}, line {number}: {problem}"))));
+        return (records, Some(PartsError::Unreadable(format!("{name}: line {number}: {problem}"))));
     }
     (records, None)
 }
@@ -129,7 +130,7 @@ mod tests {
         let line = case(0, 1, 0, 1, 92).to_line();
         let edited = line.replace("\"count\":92", "\"count\":93");
         let problem = read_from(edited.as_bytes(), "p").1.unwrap().to_string();
-        assert!(problem.starts_with("p, line 1: the record's digest does not match its content"), "{problem}");
+        assert!(problem.starts_with("p: line 1: the record's digest does not match its content"), "{problem}");
         let unsealed = line[..line.rfind(",\"digest\"").unwrap()].to_string() + "}\n";
         assert!(read_from(unsealed.as_bytes(), "p").1.unwrap().to_string().contains("without its digest"));
         // Format 1 had no digest: its records are read, digested by their line.
@@ -146,13 +147,13 @@ mod tests {
         let (kept, problem) = read_from(torn.as_bytes(), "p");
         assert_eq!(
             (kept.len(), problem),
-            (1, Some(PartsError::Unreadable("p, line 2: a torn last line (the run that wrote it was stopped mid-write)".into())))
+            (1, Some(PartsError::Unreadable("p: line 2: a torn last line (the run that wrote it was stopped mid-write)".into())))
         );
         assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p")
             .1
             .unwrap()
             .to_string()
-            .starts_with("p, line 2: not a part record"));
+            .starts_with("p: line 2: not a part record"));
         let other = whole.replace("\"format\":2", "\"format\":9");
         assert!(read_from(other.as_bytes(), "p").1.unwrap().to_string().contains("format 9, expected 1 to 2"));
     }
@@ -160,17 +161,17 @@ mod tests {
     #[test]
     fn another_kind_of_file_is_named_for_what_it_is() {
         let said = |text: &[u8]| read_from(text, "f").1.unwrap().to_string();
-        assert_eq!(said(b"8\n........\n"), "f, line 1: this holds judge input, not a part record (nqueen FILE counts judge input)");
+        assert_eq!(said(b"8\n........\n"), "f: line 1: this holds judge input, not a part record (nqueen FILE counts judge input)");
         assert_eq!(
             said(crate::files::kind::checkpoint_header().as_bytes()),
-            "f, line 1: this holds a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)"
+            "f: line 1: this holds a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)"
         );
-        assert_eq!(said(b"\0\0\0"), "f, line 1: this holds binary data, not a part record");
+        assert_eq!(said(b"\0\0\0"), "f: line 1: this holds binary data, not a part record");
         assert_eq!(
             said(b"{\"record\":\"case\",\"format\":\"2\"}\n"),
-            "f, line 1: not a part record: the field `format` holds the text \"2\" where a whole number belongs"
+            "f: line 1: not a part record: the field `format` holds the text \"2\" where a whole number belongs"
         );
         let long = format!("{}\n", "x".repeat(MAX_LINE + 1));
-        assert_eq!(said(long.as_bytes()), format!("f, line 1: longer than {MAX_LINE} bytes, more than any line nqueen writes"));
+        assert_eq!(said(long.as_bytes()), format!("f: line 1: longer than {MAX_LINE} bytes, more than any line nqueen writes"));
     }
 }

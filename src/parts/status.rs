@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::ledger::{self, listed, listed_briefly, ByShard, Ledger};
 use super::merge::{clash, END};
 use super::Located;
-use crate::words::{counted, plural};
+use crate::words::{counted, plural, quoted_input};
 
 /// Ranges of missing shards a line lists, at most.
 const LISTED: usize = 12;
@@ -86,10 +86,10 @@ pub fn status(records: &[Located]) -> Status {
         for case in 1..=input.case_count() {
             let by_shard = input.cases.get(&case).unwrap_or(&empty);
             cases.push(case_status(index, &input.file, case, by_shard, shards));
-            problems.extend(clash(&input.file, &format!("case {case}"), by_shard).map(|p| p.to_string()));
+            problems.extend(clash(&input.shown(), &format!("case {case}"), by_shard).map(|p| p.to_string()));
             let missing = by_shard.missing(shards);
             if !missing.is_empty() {
-                let file = &input.file;
+                let file = input.shown();
                 problems.push(format!(
                     "{file}: case {case}: {} of {shards} shards in, missing {}",
                     shards - missing.len(),
@@ -97,11 +97,11 @@ pub fn status(records: &[Located]) -> Status {
                 ));
             }
         }
-        problems.extend(clash(&input.file, END, &input.ends).map(|p| p.to_string()));
+        problems.extend(clash(&input.shown(), END, &input.ends).map(|p| p.to_string()));
         let missing = input.ends.missing(shards);
         if !missing.is_empty() {
             let plural = plural(missing.len());
-            problems.push(format!("{}: not finished by shard{plural} {}", input.file, listed_briefly(&missing, LISTED)));
+            problems.push(format!("{}: not finished by shard{plural} {}", input.shown(), listed_briefly(&missing, LISTED)));
         }
     }
     let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0).count();
@@ -177,7 +177,7 @@ fn table(cases: &[CaseStatus]) -> Vec<String> {
         "case", "n", "shards", "done", "recounted", "disagree", "work done", "backend", "records", "device-hours", "nodes/s", "hours left"
     )];
     for c in cases {
-        let name = format!("{}:{}", c.file.rsplit('/').next().unwrap_or(&c.file), c.case);
+        let name = format!("{}:{}", quoted_input(c.file.rsplit('/').next().unwrap_or(&c.file)), c.case);
         let n = c.n.map_or("-".to_string(), |n| n.to_string());
         let head = format!(
             "{name:<24} {n:>3} {:>8} {:>8} {:>9} {:>8} {:>8.2}%",

@@ -169,3 +169,24 @@ fn the_tuning_figures_architecture_quotes_are_those_of_the_code() {
         assert!(text.contains(&figure), "ARCHITECTURE.md does not say {figure:?}: the code's figure changed, or the text did");
     }
 }
+
+#[test]
+fn the_helps_exit_statuses_name_the_files_that_readme_and_guide_list() {
+    let help = Command::cargo_bin("nqueen").unwrap().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let statuses = help.split("Exit status: ").nth(1).and_then(|s| s.split(". When several").next()).expect("the help's exit statuses");
+    let said = |status: &str| statuses.split("; ").find(|s| s.starts_with(&format!("{status} "))).unwrap_or_default().to_string();
+    let rows = |file: &str, status: &str| {
+        let text = std::fs::read_to_string(file).unwrap();
+        text.lines().find(|l| l.starts_with(&format!("| {status} |"))).unwrap_or_default().to_string()
+    };
+    for (status, files) in [("1", &["checkpoint", "part"][..]), ("4", &["checkpoint", "summary", "plot"])] {
+        for file in files {
+            for (source, text) in
+                [("--help", said(status)), ("README.md", rows("README.md", status)), ("GUIDE.md", rows("GUIDE.md", status))]
+            {
+                assert!(text.contains(file), "{source} does not name the {file} under exit status {status}: {text:?}");
+            }
+        }
+    }
+}

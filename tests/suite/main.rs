@@ -15,11 +15,14 @@ mod kernel_on_cpu;
 mod messages;
 mod oracle;
 mod parse;
+mod plots;
 mod recounts;
 mod robust;
 mod shards;
 mod slurm;
 mod solutions;
+#[cfg(unix)]
+mod stops;
 mod symmetry;
 mod unique;
 #[cfg(unix)]

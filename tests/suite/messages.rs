@@ -9,9 +9,21 @@ use assert_cmd::Command;
 
 const SAMPLE: &str = "fixtures/sample.in";
 
-/// Words of the libraries beneath that no message may carry.
-const LIBRARY_WORDS: [&str; 7] =
-    ["invalid type:", "expected struct", "unknown field", "invalid digit", "expected number at", "DriverError", "(os error"];
+/// Words of the libraries and the system beneath that no message may carry.
+const LIBRARY_WORDS: [&str; 12] = [
+    "invalid type:",
+    "expected struct",
+    "unknown field",
+    "invalid digit",
+    "expected number at",
+    "DriverError",
+    "(os error",
+    "no field",
+    "out of its range",
+    "Invalid argument",
+    "Not a directory",
+    "Too many levels",
+];
 
 fn nqueen() -> Command {
     Command::cargo_bin("nqueen").unwrap()
@@ -61,11 +73,11 @@ fn a_file_of_the_program_where_another_kind_belongs_says_what_it_is() {
         (&["-"], b"{\"record\":\"case\",\"format\":2,\"nqueen\":\"0.1.0\"}\n", 1, "nqueen: <stdin>: line 1: this holds a part record of a --shard run, not judge input (nqueen merge adds part records up)\n"),
         (&["run.ckpt"], b"", 1, "nqueen: run.ckpt: line 1: this holds a checkpoint, not judge input (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
         (&["summary.json"], b"", 1, "nqueen: summary.json: line 1: this holds a summary of nqueen merge, not judge input\n"),
-        (&["merge", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this holds judge input, not a part record (nqueen FILE counts judge input)\n"),
-        (&["merge", "run.ckpt"], b"", 1, "nqueen: run.ckpt, line 1: this holds a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
-        (&["status", "sample.in"], b"", 1, "nqueen: sample.in, line 1: this holds judge input, not a part record (nqueen FILE counts judge input)\n"),
+        (&["merge", "sample.in"], b"", 1, "nqueen: sample.in: line 1: this holds judge input, not a part record (nqueen FILE counts judge input)\n"),
+        (&["merge", "run.ckpt"], b"", 1, "nqueen: run.ckpt: line 1: this holds a checkpoint, not a part record (nqueen --checkpoint FILE resumes from a checkpoint)\n"),
+        (&["status", "sample.in"], b"", 1, "nqueen: sample.in: line 1: this holds judge input, not a part record (nqueen FILE counts judge input)\n"),
         (&["--checkpoint", "part-0.jsonl", "sample.in"], b"", 1, "nqueen: checkpoint part-0.jsonl: holds a part record of a --shard run, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint\n"),
-        (&["merge", "-"], b"{\"record\":\"case\",\"format\":2,\"count\":\"92\"}\n", 1, "nqueen: <stdin>, line 1: not a part record: the field `count` holds no number where one belongs\n"),
+        (&["merge", "-"], b"{\"record\":\"case\",\"format\":2,\"count\":\"92\"}\n", 1, "nqueen: <stdin>: line 1: not a part record: the field `count` holds no number where one belongs\n"),
     ];
     for (args, stdin, status, said) in cases {
         let (code, out, err) = run_in(dir.path(), args, stdin);
@@ -181,8 +193,8 @@ fn the_programs_other_outputs_and_directories_are_named_for_what_they_are() {
     for (args, said) in [
         (&["plans.jsonl"][..], "nqueen: plans.jsonl: line 1: this holds the plans that nqueen --dry-run prints, not judge input\n"),
         (&["answers.txt"], "nqueen: answers.txt: line 1: this holds answers that nqueen printed, not judge input\n"),
-        (&["merge", "plans.jsonl"], "nqueen: plans.jsonl, line 1: this holds the plans that nqueen --dry-run prints, not a part record\n"),
-        (&["merge", "summary.json"], "nqueen: summary.json, line 1: this holds a summary of nqueen merge, not a part record\n"),
+        (&["merge", "plans.jsonl"], "nqueen: plans.jsonl: line 1: this holds the plans that nqueen --dry-run prints, not a part record\n"),
+        (&["merge", "summary.json"], "nqueen: summary.json: line 1: this holds a summary of nqueen merge, not a part record\n"),
         (&["adir"], "nqueen: adir: is a directory, not judge input\n"),
         (&["merge", "adir"], "nqueen: adir: is a directory, not a part file\n"),
         (&["missing.in"], "nqueen: missing.in: cannot open it: No such file or directory\n"),
@@ -255,5 +267,162 @@ fn a_file_that_cannot_be_created_names_the_missing_directory() {
     ] {
         let (code, _, err) = run_in(dir.path(), args, b"");
         assert_eq!((code, err), (Some(4), format!("nqueen: {said}\n")), "{args:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_name_that_holds_a_newline_or_escape_is_quoted_on_one_line() {
+    let dir = files();
+    let newline = "bad\nname.in";
+    std::fs::write(dir.path().join(newline), "1\n.\n2\n..\n.x\n").unwrap();
+    let quoted = "'bad'$'\\n''name.in'";
+    let bad_board = "line 5, column 2: expected '.' (free) or '*' (obstacle) in row 2 of 2, found \"x\"";
+    let (code, out, err) = run_in(dir.path(), &[newline], b"");
+    assert_eq!((code, out.as_str(), err), (Some(1), "Case 1: 1\n", format!("nqueen: {quoted}: {bad_board}\n")));
+    // As a part record gives the name to a merge.
+    let part = nqueen().current_dir(dir.path()).args(["--shard", "0/1", newline]).output().unwrap();
+    std::fs::write(dir.path().join("named.jsonl"), part.stdout).unwrap();
+    let (code, out, err) = run_in(dir.path(), &["merge", "named.jsonl"], b"");
+    assert_eq!((code, out.as_str(), err), (Some(1), "Case 1: 1\n", format!("nqueen: {quoted}: {bad_board}\n")));
+    for (args, said) in [
+        (&["bad\x1b[31mname.in"][..], "nqueen: 'bad'$'\\033''[31mname.in': cannot open it: No such file or directory\n"),
+        (&["merge", "no\npart.jsonl"], "nqueen: 'no'$'\\n''part.jsonl': cannot open it: No such file or directory\n"),
+        (&["a b.in"], "nqueen: 'a b.in': cannot open it: No such file or directory\n"),
+        (
+            &["--checkpoint", "gone\n/run.ckpt", "sample.in"],
+            "nqueen: checkpoint 'gone'$'\\n''/run.ckpt': cannot create it: there is no directory 'gone'$'\\n'\n",
+        ),
+        (
+            &["merge", "--summary", "gone/s\n.json", "part-0.jsonl"],
+            "nqueen: summary 'gone/s'$'\\n''.json': cannot create it: there is no directory gone\n",
+        ),
+    ] {
+        let (_, _, err) = run_in(dir.path(), args, b"");
+        assert_eq!(err, said, "{args:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_systems_errors_are_said_in_the_programs_words_the_same_everywhere() {
+    let dir = files();
+    std::fs::write(dir.path().join("afile"), "x").unwrap();
+    std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+    let through = "afile is a file, not a directory";
+    let round = "its symbolic links go round in a loop, or more than 40 deep";
+    for (args, code, said) in [
+        (&["afile/x.in"][..], 1, format!("afile/x.in: cannot open it: {through}")),
+        (&["merge", "afile/x.jsonl"], 1, format!("afile/x.jsonl: cannot open it: {through}")),
+        (&["--checkpoint", "afile/x.ckpt", "sample.in"], 4, format!("checkpoint afile/x.ckpt: cannot create it: {through}")),
+        (&["merge", "--summary", "afile/s.json", "part-0.jsonl"], 4, format!("summary afile/s.json: cannot create it: {through}")),
+        (&["loop"], 1, format!("loop: cannot open it: {round}")),
+        (&["merge", "loop"], 1, format!("loop: cannot open it: {round}")),
+        (&["--checkpoint", "loop", "sample.in"], 4, format!("checkpoint loop: {round}")),
+        (&["merge", "--summary", "loop", "part-0.jsonl"], 4, format!("summary loop: {round}")),
+        (&["status", "--plot", "loop", "part-0.jsonl"], 4, format!("plot loop: {round}")),
+    ] {
+        let (status, _, err) = run_in(dir.path(), args, b"");
+        assert_eq!((status, err), (Some(code), format!("nqueen: {said}\n")), "{args:?}");
+    }
+    // A file the system reads or writes only as something else: "Invalid argument" to root,
+    // else no permission; either way in words of the program's, on one line.
+    if Path::new("/proc/self/clear_refs").exists() {
+        for args in [
+            &["/proc/self/clear_refs"][..],
+            &["merge", "/proc/self/clear_refs"],
+            &["merge", "--summary", "/proc/self/clear_refs", "part-0.jsonl"],
+        ] {
+            let (_, _, err) = run_in(dir.path(), args, b"");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains("the system cannot read or write it as a file") || err.contains("Permission denied"), "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn standard_input_is_named_one_way_everywhere() {
+    let dir = files();
+    // A file given as standard input is one of the run's inputs, which nothing overwrites.
+    for (args, file, said) in [
+        (
+            &["--checkpoint", "run.ckpt", "-"][..],
+            "run.ckpt",
+            "nqueen: checkpoint run.ckpt: is the input <stdin>, so it was left as it is\n",
+        ),
+        (
+            &["merge", "--summary", "part-0.jsonl", "-"],
+            "part-0.jsonl",
+            "nqueen: summary part-0.jsonl: is the input <stdin>, so it was left as it is\n",
+        ),
+    ] {
+        let stdin = std::fs::File::open(dir.path().join(file)).unwrap();
+        let out =
+            std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).current_dir(dir.path()).args(args).stdin(stdin).output().unwrap();
+        assert!(String::from_utf8_lossy(&out.stderr).ends_with(said), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    for (args, stdin, said) in [
+        (&["merge", "-"][..], &b"{\"a\":1}\n"[..], "nqueen: <stdin>: line 1: not a part record: the field `record` is missing\n"),
+        (
+            &["merge", "-"],
+            b"{\"record\":\"case\",\"format\":2,\"count\":-1}\n",
+            "nqueen: <stdin>: line 1: not a part record: the field `count` holds a number below 0 where a whole number belongs\n",
+        ),
+        (&["merge", "-"], b"", "nqueen: no part records in <stdin>: expected the JSON lines that --shard runs write\n"),
+    ] {
+        let (code, _, err) = run_in(dir.path(), args, stdin);
+        assert_eq!((code, err.as_str()), (Some(1), said), "{args:?}");
+    }
+}
+
+#[test]
+fn a_checkpoint_line_that_is_no_checkpoint_line_is_said_in_the_programs_words() {
+    let dir = files();
+    let mut text = std::fs::read_to_string(dir.path().join("run.ckpt")).unwrap();
+    text.push_str("{\"record\":\"case\",\"solutions\":-1}\n{\"record\":\"case\"}\n");
+    std::fs::write(dir.path().join("run.ckpt"), &text).unwrap();
+    let line = text.lines().count() - 1;
+    let (code, _, err) = run_in(dir.path(), &["--checkpoint", "run.ckpt", "sample.in"], b"");
+    assert_eq!(
+        (code, err),
+        (Some(1), format!("nqueen: checkpoint run.ckpt: line {line}: not a checkpoint line: the field `solutions` holds a number below 0 where a whole number belongs\n"))
+    );
+}
+
+#[test]
+fn a_number_too_large_is_too_large() {
+    let dir = files();
+    let past = "18446744073709551616";
+    for (args, said) in [
+        (vec!["--shard".to_string(), format!("0/{past}"), "sample.in".into()], format!("{past} shards is too large")),
+        (vec!["--shard".into(), format!("{past}/4"), "sample.in".into()], format!("shard {past} is too large")),
+        (vec!["--devices".into(), past.into(), "sample.in".into()], format!("GPU {past} is too large")),
+        (vec!["table".into(), format!("4..{past}")], format!("{past} is too large for a board size")),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, err) = run_in(dir.path(), &args, b"");
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(err.contains(&said) && !err.contains("not a number"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn every_variable_of_the_program_warns_of_a_value_it_cannot_use() {
+    let dir = files();
+    for (variable, value, args, said) in [
+        ("NQUEEN_PROGRESS_AFTER_MS", "abc", &["sample.in"][..], "NQUEEN_PROGRESS_AFTER_MS=\"abc\" is not a number of milliseconds"),
+        ("NQUEEN_MACHINE", " ", &["--shard", "0/1", "sample.in"], "NQUEEN_MACHINE=\" \" is blank"),
+        ("NQUEEN_CACHE_DIR", "sample.in", &["sample.in"], "NQUEEN_CACHE_DIR=sample.in is not a directory"),
+        ("NQUEEN_KERNEL_SOURCE", "gone.cu", &["sample.in"], "NQUEEN_KERNEL_SOURCE=gone.cu: cannot read it: No such file or directory"),
+        ("NQUEEN_CPU_SEARCH", "bogus", &["sample.in"], "NQUEEN_CPU_SEARCH=\"bogus\" is not a search"),
+    ] {
+        if variable == "NQUEEN_CPU_SEARCH" && !cfg!(target_arch = "x86_64") {
+            continue;
+        }
+        let out = nqueen().current_dir(dir.path()).args(args).env(variable, value).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{variable}: {err}");
+        assert!(err.starts_with(&format!("nqueen: warning: {said}")) && err.lines().count() == 1, "{variable}={value:?}: {err}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Case 2: 1") || args.contains(&"--shard"), "{variable}");
     }
 }

@@ -144,7 +144,7 @@ fn an_edited_record_is_refused_by_its_digest() {
         .args(&parts[2..])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("edited.jsonl, line 1: the record's digest does not match its content"));
+        .stderr(predicate::str::contains("edited.jsonl: line 1: the record's digest does not match its content"));
 }
 
 #[test]

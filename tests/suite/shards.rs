@@ -181,7 +181,7 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .args([&parts[0], &torn, &parts[2]])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("torn.jsonl, line 13: a torn last line"));
+        .stderr(predicate::str::contains("torn.jsonl: line 13: a torn last line"));
     let junk = dir.path().join("junk.jsonl");
     std::fs::write(&junk, "Case 1: 92\n").unwrap();
     nqueen()
@@ -189,7 +189,7 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .args(all(&[&junk]))
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("junk.jsonl, line 1: this holds answers that nqueen printed, not a part record"));
+        .stderr(predicate::str::contains("junk.jsonl: line 1: this holds answers that nqueen printed, not a part record"));
     // Parts of another board, well-formed (their digests made again).
     let other = dir.path().join("other.jsonl");
     let text = std::fs::read_to_string(&parts[2]).unwrap();

@@ -254,7 +254,7 @@ fn a_summary_or_plot_named_dash_goes_to_standard_output() {
     assert_eq!((code, err.as_str()), (Some(0), ""));
     assert!(stdout.starts_with("Case 1: 92\nCase 2: 1\n{\n  \"record\": \"summary\","), "{stdout}");
     let out = nqueen().current_dir(dir.path()).args(["status", "--plot", "-", "part.jsonl"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("<!-- nqueen status --plot -->"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<!-- nqueen status plot -->"));
     assert!(!dir.path().join("-").exists());
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{Machine, Machines};
-use crate::words::plural;
+use crate::words::{plural, quoted};
 
 impl Machines {
     /// For hundreds of machines: each flagged machine and device with why, then one line
@@ -126,5 +126,5 @@ impl Machines {
 
 /// A machine as the tables name it: its id and host names.
 fn machine_name(m: &Machine) -> String {
-    format!("{} ({})", m.id, m.hosts.iter().cloned().collect::<Vec<_>>().join(","))
+    format!("{} ({})", quoted(&m.id), m.hosts.iter().map(|h| quoted(h)).collect::<Vec<_>>().join(","))
 }
