@@ -159,7 +159,7 @@ fn the_tuning_figures_architecture_quotes_are_those_of_the_code() {
     let quoted = [
         format!("its own cost of a board (about {} ms on an H100 host)", GPU_BOARD_SECONDS * 1e3),
         format!("the GPU's own cost of a board (about {} ms)", GPU_BOARD_SECONDS * 1e3),
-        format!("the GPU's opening (about {} s a card)", GPU_START_SECONDS),
+        format!("cache directory by `src/gpu/cache.rs`; {} s before the first", GPU_START_SECONDS),
         format!("when the CPU would take longer than {} s plus what is left of the opening", OPENING_LINE_SECONDS),
         format!("one estimated under {}M nodes is searched as it is", PLANNING_PAYS_NODES / 1e6),
         format!("about one per {}K to {}K nodes", NODES_PER_PREFIX_LARGE / 1e3, NODES_PER_PREFIX_SMALL / 1e3),
