@@ -43,6 +43,7 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
         Merging::Status { by_host, silent_after, plot } => {
             let status = status::status(&records);
             let mut shown = status.lines;
+            let mut picture = None;
             match machines::machines(&records, status.complete, *silent_after) {
                 Ok(found) => {
                     // The machines before the case status's JSON line, and theirs after it.
@@ -50,20 +51,20 @@ pub(super) fn run<O: Write, E: Write>(inputs: &[Input], merging: &Merging, sink:
                     shown.extend(if *by_host { found.lines() } else { found.summary() });
                     shown.extend(json);
                     shown.push(serde_json::to_string(&found).expect("machines are plain data"));
-                    if let Some(path) = plot {
-                        match plot::svg(&records, &found) {
-                            Ok(svg) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, sink, outcome),
-                            Err(e) => {
-                                sink.say(format_args!("plot {}: {e}", path.display()));
-                                outcome.note(Failure::Output);
-                            }
-                        }
-                    }
+                    picture = plot.as_deref().map(|path| (path, plot::svg(&records, &found)));
                 }
                 Err(problem) => shown.push(problem.to_string()),
             }
             if lines(&shown, sink, outcome) && !status.complete {
                 outcome.note(Failure::BadInput);
+            }
+            match picture {
+                Some((path, Ok(svg))) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, sink, outcome),
+                Some((path, Err(e))) => {
+                    sink.say(format_args!("plot {}: {e}", path.display()));
+                    outcome.note(Failure::Output);
+                }
+                None => {}
             }
         }
         Merging::Recheck { share, seed } => match recheck::choose(&records, *share, *seed) {
@@ -148,7 +149,8 @@ fn lines<O: Write, E: Write>(lines: &[String], sink: &mut Sink<'_, O, E>, outcom
 }
 
 /// Writes `bytes`, a file of `role` and `kind`, to `path` whole (see [`crate::files::whole`]),
-/// or to the answers' output for "-"; a failure is noted in `outcome`.
+/// or to standard output for "-" (the answers then go to standard error); a failure is
+/// noted in `outcome`.
 fn write_file<O: Write, E: Write>(
     path: &Path,
     bytes: &[u8],
@@ -157,6 +159,11 @@ fn write_file<O: Write, E: Write>(
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
+    // The answers go out before the file is opened: a FIFO with no reader yet holds back
+    // the file alone.
+    if let Err(stop) = sink.flush() {
+        outcome.stopped(stop);
+    }
     if path.as_os_str() == "-" {
         if let Err(stop) = sink.bytes(bytes) {
             outcome.stopped(stop);
