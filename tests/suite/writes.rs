@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::common::{not_here, wait_or_kill, Rng};
 
+mod records;
 mod stdout;
 
 const SAMPLE: &str = "fixtures/sample.in";
