@@ -15,6 +15,7 @@ use crate::common::{not_here, wait_or_kill, Rng};
 
 mod records;
 mod stdout;
+mod temporary;
 
 const SAMPLE: &str = "fixtures/sample.in";
 
