@@ -133,6 +133,31 @@ pub struct Config {
     pub progress: bool,
 }
 
+impl Config {
+    /// The files the run writes by name, each with its role ("checkpoint", "summary",
+    /// "plot"); not a file named `-`, which is standard output.
+    pub fn outputs(&self) -> Vec<(&'static str, &Path)> {
+        let (role, path) = match &self.mode {
+            Mode::Count(counting) => ("checkpoint", counting.checkpoint.as_deref()),
+            Mode::Merge(Merging::Answers { summary }) => ("summary", summary.as_deref()),
+            Mode::Merge(Merging::Status { plot, .. }) => ("plot", plot.as_deref()),
+            Mode::Merge(Merging::Recheck { .. }) | Mode::Table { .. } => return Vec::new(),
+        };
+        path.filter(|p| p.as_os_str() != "-").map(|p| (role, p)).into_iter().collect()
+    }
+
+    /// Whether a file the run writes goes to standard output (`--summary -`, `--plot -`):
+    /// the answers then go to standard error, so that standard output holds that file alone.
+    fn file_on_stdout(&self) -> bool {
+        let dash = |path: &Option<PathBuf>| path.as_ref().is_some_and(|p| p.as_os_str() == "-");
+        match &self.mode {
+            Mode::Merge(Merging::Answers { summary }) => dash(summary),
+            Mode::Merge(Merging::Status { plot, .. }) => dash(plot),
+            _ => false,
+        }
+    }
+}
+
 /// What went wrong in a run, in order of precedence: when several things fail, the exit
 /// status is the first of these that happened. A signal stops everything; answers that
 /// could not be written are lost; a GPU failure stops the run; bad input stops only its
@@ -202,7 +227,7 @@ impl Outcome {
 /// [`Failure`]).
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
-    let mut sink = Sink { out, err, broken: false };
+    let mut sink = Sink { out, err, answers_to_err: config.file_on_stdout(), broken: false };
     for warning in environment::warnings(&config.mode, |name| std::env::var_os(name)) {
         sink.say(format_args!("warning: {warning}"));
     }
@@ -238,11 +263,15 @@ pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Why standard output cannot take the answers of a run of `inputs`, if it cannot: it is
-/// one of them, which the answers would overwrite.
-pub fn stdout_apart(inputs: &[Input]) -> Result<(), FileError> {
-    match crate::files::stdout_among(Input::paths(inputs)) {
-        Some(input) => Err(FileError::StdoutIsInput(input.to_path_buf())),
+/// Why standard output cannot take the answers of the run `config`, if it cannot: it is one
+/// of the run's inputs, which the answers would overwrite, or one of the files the run
+/// writes by name, which would overwrite the answers or be lost among them.
+pub fn stdout_apart(config: &Config) -> Result<(), FileError> {
+    if let Some(input) = crate::files::stdout_among(Input::paths(&config.inputs)) {
+        return Err(FileError::StdoutIsInput(input.to_path_buf()));
+    }
+    match config.outputs().into_iter().find(|(_, path)| crate::files::is_stdout(path)) {
+        Some((role, path)) => Err(FileError::StdoutIsOutput { role, path: path.to_path_buf() }),
         None => Ok(()),
     }
 }
@@ -270,6 +299,8 @@ pub fn exit(status: i32, driver_loaded: bool) -> ! {
 struct Sink<'a, O: Write, E: Write> {
     out: &'a mut O,
     err: &'a mut E,
+    /// The answers go to `err`, and `out` takes a file named `-` alone.
+    answers_to_err: bool,
     /// A write to `out` has failed and been reported: later writes fail without a word,
     /// so that the error is printed once.
     broken: bool,
@@ -288,11 +319,12 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
     /// before anything that may take a while, so that an answer is never held back behind
     /// a long count or a wait for input.
     fn line(&mut self, line: &str) -> Result<(), Stop> {
-        let written = self.out.write_all(line.as_bytes()).and_then(|_| self.out.write_all(b"\n"));
+        let to: &mut dyn Write = if self.answers_to_err { &mut *self.err } else { &mut *self.out };
+        let written = to.write_all(line.as_bytes()).and_then(|_| to.write_all(b"\n"));
         self.written(written)
     }
 
-    /// Writes whole lines of output, newlines included.
+    /// Writes a file named `-` to standard output, newlines included.
     fn bytes(&mut self, lines: &[u8]) -> Result<(), Stop> {
         let written = self.out.write_all(lines);
         self.written(written)
@@ -300,7 +332,7 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
 
     /// Writes out the lines written so far.
     fn flush(&mut self) -> Result<(), Stop> {
-        let flushed = self.out.flush();
+        let flushed = self.out.flush().and_then(|_| if self.answers_to_err { self.err.flush() } else { Ok(()) });
         self.written(flushed)
     }
 

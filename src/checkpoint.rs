@@ -1,8 +1,9 @@
 //! `--checkpoint FILE`: every unit of work a run finishes, and every case, appended to a
 //! file as one JSON line and synced to disk before the run goes on, so that a run
 //! restarted with the same input and file skips what is done. A kill at any moment loses
-//! at most the units in flight: a line is either whole or the torn last one, which is
-//! dropped with a warning. Nothing is counted twice: a unit's prefixes are recorded with
+//! at most the units in flight: a line is either whole or the torn last one (the start of a
+//! line, with no newline), which is dropped with a warning; any other line is refused.
+//! Nothing is counted twice: a unit's prefixes are recorded with
 //! it, and a resumed run counts only the prefixes no line holds.
 
 use std::collections::HashMap;

@@ -208,7 +208,8 @@ struct MergeArgs {
     /// Also write FILE: a JSON summary of the total and what it rests on
     ///
     /// Board, n, shards, split, builds, recounts, and a digest over every record used: the
-    /// same for anyone who holds the same part files.
+    /// same for anyone who holds the same part files. FILE - writes it to standard output,
+    /// and the answers to standard error.
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
 }
@@ -240,6 +241,7 @@ struct StatusArgs {
     ///
     /// The share of the work done over time, with the finish time at the recent rate, and
     /// each device's rate against the median of its kind, slowest first, flagged ones red.
+    /// FILE - writes it to standard output, and the status to standard error.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
 }

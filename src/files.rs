@@ -3,7 +3,7 @@
 //!
 //! - it adopts only its own files: an existing checkpoint, summary or plot is written to only
 //!   where what it holds says nqueen wrote it ([`kind`]), and never where it is one of the
-//!   run's inputs;
+//!   run's inputs, or the file standard output writes to ([`is_stdout`]);
 //! - a file written whole goes through a symlink to its target, by a rename in the target's
 //!   directory where the target is a regular file ([`whole`]); a device or FIFO is written
 //!   to as it is, and a directory is refused: none of them is ever replaced;
@@ -110,20 +110,44 @@ pub fn io_words(path: &Path, e: &std::io::Error) -> String {
 /// The first of `inputs` that standard output writes to, where that is a regular file: a
 /// run would write its answers into what it reads (`nqueen in >> in`). Told by device and
 /// inode, so on Unix only.
-#[cfg(unix)]
 pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
-    use std::os::fd::AsFd;
-    let out = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?).metadata().ok()?;
-    if !out.is_file() {
-        return None;
-    }
+    let out = stdout_file().filter(Metadata::is_file)?;
     first_same(&out, Path::new("/dev/stdout"), inputs)
 }
 
-/// Standard output told apart from the inputs on Unix only (see the Unix version).
+/// Whether `path` names the file standard output writes to, which a file the run writes
+/// by name would take from the answers: a regular file under any name (`--summary s.json >
+/// s.json`), or a pipe by the name of standard output (`--summary /proc/self/fd/1 | less`).
+/// A device (a terminal, /dev/null) takes both as they come. On Unix only, as above.
+pub fn is_stdout(path: &Path) -> bool {
+    let Some(out) = stdout_file().filter(|out| out.is_file() || is_fifo(out)) else { return false };
+    std::fs::metadata(path).is_ok_and(|m| same_file(&out, &m, Path::new("/dev/stdout"), path))
+}
+
+/// Whether `meta` is a FIFO's, or a pipe's.
+fn is_fifo(meta: &Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// What standard output writes to, where it can be told from other files (on Unix: by
+/// device and inode).
+#[cfg(unix)]
+fn stdout_file() -> Option<Metadata> {
+    use std::os::fd::AsFd;
+    std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?).metadata().ok()
+}
+
+/// Standard output is told apart from other files on Unix only (see the Unix version).
 #[cfg(not(unix))]
-pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
-    let _ = inputs;
+fn stdout_file() -> Option<Metadata> {
     None
 }
 

@@ -34,7 +34,7 @@ fn main() {
         eprintln!("nqueen: warning: cannot catch Ctrl-C ({e}); it will stop the program at once");
     }
     let config = cli.config(std::io::stderr().is_terminal());
-    if let Err(why) = app::stdout_apart(&config.inputs) {
+    if let Err(why) = app::stdout_apart(&config) {
         no_answers(why);
     }
     let mut solver = Solver::new(config.solve.clone());

@@ -55,6 +55,21 @@ impl std::fmt::Display for PartsError {
 
 impl std::error::Error for PartsError {}
 
+/// The longest name of an input a part record takes, in bytes (Linux's longest path). With
+/// the machine and host names bounded too ([`provenance::MAX_MACHINE`]), every record nqueen
+/// writes fits in a line its readers take ([`crate::files::MAX_LINE`]), whatever characters
+/// the names hold.
+pub const MAX_FILE_NAME: usize = 4096;
+
+/// Why a part record could not take `name`, an input's name, if it could not.
+pub fn file_name_fits(name: &str) -> Result<(), String> {
+    if name.len() <= MAX_FILE_NAME {
+        return Ok(());
+    }
+    let start: String = name.chars().take(40).collect();
+    Err(format!("{start}...: a file name of {} bytes, more than the {MAX_FILE_NAME} a part record takes", name.len()))
+}
+
 /// The records' format: 2 has provenance and a digest; a merge refuses other formats.
 pub const FORMAT: u32 = 2;
 /// The oldest format a merge still reads: its records have no provenance and no digest.
@@ -345,6 +360,36 @@ mod tests {
             build: Some("0.1.0+abc".into()),
             digest: IgnoredAny,
         })
+    }
+
+    #[test]
+    fn the_longest_records_nqueen_may_write_are_lines_its_readers_take() {
+        // A control character is the worst a name may hold: JSON writes its byte as six.
+        let worst = |bytes: usize| "\u{1}".repeat(bytes);
+        let Record::Case(mut longest) = case(usize::MAX, usize::MAX, usize::MAX, usize::MAX, u128::MAX) else { unreachable!() };
+        longest.file = worst(MAX_FILE_NAME);
+        longest.host = Some(worst(provenance::MAX_MACHINE));
+        longest.machine = Some(worst(provenance::MAX_MACHINE));
+        longest.machine_from = Some(provenance::MACHINE_VARIABLE.into());
+        // Sixteen cards, each named by its driver in at most 256 bytes.
+        let card = |i| Card { uuid: format!("GPU-{i:036}"), model: Some("M".repeat(256)), seconds: f64::MIN, prefixes: u64::MAX };
+        longest.cards = Some((0..16).map(card).collect());
+        longest.backend = format!("gpu({})", "M".repeat(16 * 260));
+        (longest.board, longest.plan) = ("b".repeat(64), "p".repeat(64));
+        longest.unique = Some(UniquePart { group: usize::MAX, fixed: u128::MAX });
+        (longest.started, longest.ended) = (Some("2026-11-25T19:21:52Z".into()), Some("2026-11-25T19:21:52Z".into()));
+        (longest.seconds, longest.device_seconds, longest.shard_nodes, longest.case_nodes) =
+            (f64::MIN, Some(f64::MIN), Some(f64::MIN), Some(f64::MIN));
+        longest.counted_by = longest.run.clone();
+        let Record::End(mut end) = end(usize::MAX, usize::MAX, usize::MAX, usize::MAX, Some(&worst(1024))) else { unreachable!() };
+        end.file = worst(MAX_FILE_NAME);
+        end.host = Some(worst(provenance::MAX_MACHINE));
+        for record in [Record::Case(longest), Record::End(end)] {
+            let line = record.to_line();
+            assert!(line.len() <= crate::files::MAX_LINE, "{} bytes", line.len());
+            let (read, problem) = read_from(line.as_bytes(), "parts");
+            assert_eq!((read.len(), problem), (1, None));
+        }
     }
 
     /// `records` as a part file named "parts" would hold them.

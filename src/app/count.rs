@@ -21,7 +21,7 @@ use crate::files;
 use crate::files::kind::{self, Kind as FileKind, Recorded};
 use crate::parse::ParseError;
 use crate::parts::provenance::{self, Provenance};
-use crate::parts::{CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
+use crate::parts::{self, CaseRecord, EndRecord, Kind, Record, UniquePart, FORMAT};
 use crate::progress::Progress;
 use crate::solve::{self, Part, Report, Scope, Solver};
 use crate::symmetry::invariant_group;
@@ -40,6 +40,15 @@ pub(super) fn run<O: Write, E: Write>(
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
+    let provenance = Provenance::of_this_process();
+    // What goes into part records is bounded before anything is written.
+    if counting.shards.is_some() {
+        let names = config.inputs.iter().try_for_each(|input| parts::file_name_fits(&input.name()));
+        if let Err(why) = provenance.fits_records().and(names) {
+            sink.say(format_args!("{why}"));
+            return outcome.note(Failure::Usage);
+        }
+    }
     let inputs = Input::paths(&config.inputs);
     let checkpoint = match counting.checkpoint.as_deref().map(|path| Checkpoint::open(path, &inputs)).transpose() {
         Ok(opened) => opened.map(|(c, warning)| {
@@ -61,7 +70,6 @@ pub(super) fn run<O: Write, E: Write>(
             return outcome.note(Failure::of(&e, ctl));
         }
     }
-    let provenance = Provenance::of_this_process();
     let mut run = Run { config, counting, checkpoint, solver, ctl, provenance };
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {

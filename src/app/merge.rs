@@ -70,6 +70,11 @@ pub(super) fn run<O: Write, E: Write>(
                 Err(problem) => said.push(problem.to_string()),
             }
             drop(rest);
+            // The status before its picture: a FIFO with no reader holds back the picture
+            // alone.
+            if lines(&said, ctl, sink, outcome) && !status.complete {
+                outcome.note(Failure::BadInput);
+            }
             match picture {
                 Some((path, Ok(svg))) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, ctl, sink, outcome),
                 Some((path, Err(e))) => {
@@ -77,9 +82,6 @@ pub(super) fn run<O: Write, E: Write>(
                     outcome.note(Failure::Output);
                 }
                 None => {}
-            }
-            if lines(&said, ctl, sink, outcome) && !status.complete {
-                outcome.note(Failure::BadInput);
             }
         }
         Merging::Recheck { share, seed } => {
@@ -199,7 +201,8 @@ fn lines<O: Write, E: Write>(lines: &[String], ctl: &Control, sink: &mut Sink<'_
 }
 
 /// Writes `bytes`, a file of `role` and `kind`, to `path` whole (see [`crate::files::whole`]),
-/// or to the answers' output for "-", unless the run was stopped by a signal; a failure is
+/// or to standard output for "-" (the answers then go to standard error), unless the run
+/// was stopped by a signal; a failure is
 /// noted in `outcome`.
 fn write_file<O: Write, E: Write>(
     path: &Path,
@@ -212,6 +215,11 @@ fn write_file<O: Write, E: Write>(
 ) {
     if stopped(ctl, outcome) {
         return;
+    }
+    // The answers go out before the file is opened: a FIFO with no reader yet holds back
+    // the file alone.
+    if let Err(stop) = sink.flush() {
+        outcome.stopped(stop);
     }
     if path.as_os_str() == "-" {
         if let Err(stop) = sink.bytes(bytes) {

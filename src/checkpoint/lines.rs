@@ -5,6 +5,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 
+use serde::de::DeserializeOwned;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
@@ -194,24 +195,110 @@ impl From<LineError> for ReadError {
 }
 
 /// The checkpoint lines of `file`, the bytes up to the end of the last whole one, and the
-/// number of a torn last line if there is one (unterminated, or not a checkpoint line).
+/// number of a torn last line if there is one: the start of a checkpoint line with no
+/// newline after it, as a run stopped mid-write leaves ([`cut_short`]). Any other line that
+/// is not a checkpoint line, the last one too, is an error.
 pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usize>), ReadError> {
     file.seek(SeekFrom::Start(0))?;
     let mut reader = Lines::new(BufReader::new(&*file), MAX_LINE);
     let (mut lines, mut kept) = (Vec::new(), 0u64);
     while let Some(line) = reader.next()? {
         let (number, bytes, ended) = (line.number, line.bytes, line.ended);
-        let parsed = bounded::text(line.text).map_err(NotALine::from).and_then(Line::from_text);
-        let last = reader.at_end()?;
-        match parsed {
+        // Only the last line can lack its newline.
+        match bounded::text(line.text).map_err(NotALine::from).and_then(Line::from_text) {
             Ok(line) if ended => {
                 lines.push(line);
                 kept += bytes as u64;
             }
-            _ if last => return Ok((lines, kept, Some(number))),
+            Ok(_) => return Ok((lines, kept, Some(number))),
+            Err(_) if !ended && cut_short(line.text) => return Ok((lines, kept, Some(number))),
             Err(why) => return Err(ReadError::BadLine { line: number, why: format!("not a checkpoint line: {why}") }),
-            Ok(_) => unreachable!("only the last line can lack its newline"),
         }
     }
     Ok((lines, kept, None))
+}
+
+/// Whether `text`, a last line with no newline, is the start of a checkpoint line: the
+/// start of a header, unit or case line, and JSON cut short where that line's fields and
+/// values were going on (a character may be cut in two).
+fn cut_short(text: &[u8]) -> bool {
+    let text = match std::str::from_utf8(text) {
+        Ok(text) => text,
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&text[..e.valid_up_to()]).unwrap_or_default(),
+        Err(_) => return false,
+    };
+    fn goes_on_as<T: DeserializeOwned>(text: &str) -> bool {
+        serde_json::from_str::<T>(text).is_err_and(|e| e.is_eof())
+    }
+    // Each line starts with its kind, and the kind may be what is cut.
+    let starts = ["{\"record\":\"header\"", "{\"record\":\"unit\"", "{\"record\":\"case\""];
+    starts.iter().any(|start| start.starts_with(text) || text.starts_with(start))
+        && (goes_on_as::<HeaderLine>(text) || goes_on_as::<UnitLine>(text) || goes_on_as::<CaseLine>(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines() -> [String; 3] {
+        let unit = UnitLine {
+            record: Kind::Unit,
+            input: 0,
+            case: 12,
+            board: "ab27".into(),
+            shard: 3,
+            shards: 64,
+            plan: "p1".into(),
+            ranges: vec![[0, 5], [9, 17]],
+            solutions: 1 << 70,
+            nodes: 123_456,
+            device_seconds: 1.25e-3,
+            digest: IgnoredAny,
+        };
+        let case = CaseLine {
+            record: Kind::Case,
+            input: 1,
+            case: 2,
+            board: "cd".into(),
+            shard: 0,
+            shards: 1,
+            plan: "p".into(),
+            solutions: 92,
+            nodes: 9,
+            device_seconds: 0.5,
+            backend: Some("gpu(NVIDIA H200 \u{d7}8)".into()),
+            run: Some("0123abcd".into()),
+            method: IgnoredAny,
+            digest: IgnoredAny,
+        };
+        let header = HeaderLine { record: Kind::Header, format: FORMAT, nqueen: "0.1.0".into(), digest: IgnoredAny };
+        [Line::Unit(unit).to_text(), Line::Case(case).to_text(), Line::Header(header).to_text()]
+    }
+
+    #[test]
+    fn every_start_of_a_checkpoint_line_is_cut_short() {
+        for line in lines() {
+            let bytes = line.as_bytes();
+            for cut in 1..bytes.len() - 1 {
+                assert!(cut_short(&bytes[..cut]), "{:?}", String::from_utf8_lossy(&bytes[..cut]));
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_that_no_checkpoint_line_starts_with_is_not_cut_short() {
+        let texts: [&[u8]; 8] = [
+            b"note: started on node 5",
+            b" {\"record\":\"unit\"",
+            b"{\"note\":\"started on node 5",
+            b"{\"record\":\"note",
+            b"{\"record\":\"unit\",\"input\":\"zero\",\"case",
+            b"{\"record\":\"case\",\"input\":0}",
+            b"{\"record\":\"unit\"}, more",
+            b"{\"record\":\"header\",\"format\":1,\"nqueen\":\"0\xff",
+        ];
+        for text in texts {
+            assert!(!cut_short(text), "{}", String::from_utf8_lossy(text));
+        }
+    }
 }

@@ -24,6 +24,9 @@ pub enum FileError {
     /// Standard output is the file this input of the run reads: the answers would
     /// overwrite it.
     StdoutIsInput(PathBuf),
+    /// Standard output is the file the run writes as its `role` ("checkpoint", "summary",
+    /// "plot"): the answers would overwrite it, or it them.
+    StdoutIsOutput { role: &'static str, path: PathBuf },
 }
 
 impl fmt::Display for FileError {
@@ -37,6 +40,10 @@ impl fmt::Display for FileError {
                 f.write_str("standard output is the file standard input reads")
             }
             FileError::StdoutIsInput(input) => write!(f, "standard output is {}, an input of this run", shown_input(input)),
+            FileError::StdoutIsOutput { role: role @ ("summary" | "plot"), path } => {
+                write!(f, "standard output is {}, the {role} of this run: give --{role} - to write the {role} alone there", shown(path))
+            }
+            FileError::StdoutIsOutput { role, path } => write!(f, "standard output is {}, the {role} of this run", shown(path)),
         }
     }
 }

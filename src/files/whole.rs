@@ -3,7 +3,7 @@
 //! it, so that a reader (or a kill) sees the old file or the new one, never half of one;
 //! written to as it is where the target is a device or FIFO, and refused where it is a
 //! directory, an input of the run, read-only, or a file that nqueen did not write as one
-//! of its own.
+//! of its own. The temporary files that killed writes of the target left are removed first.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -148,6 +148,7 @@ fn replace(target: &Path, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Resul
         _ => Path::new("."),
     };
     let name = target.file_name().map_or_else(|| "file".into(), |n| n.to_string_lossy());
+    remove_stale(dir, &name);
     let temporary = dir.join(format!(".{name}.nqueen-{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
@@ -159,6 +160,9 @@ fn replace(target: &Path, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Resul
     #[cfg(not(unix))]
     let _ = old;
     let mut file = options.open(&temporary)?;
+    // Held until the file is renamed: a write elsewhere sees it is not stale (see
+    // [`remove_stale`]). A filesystem without locks leaves the process id to tell.
+    let _ = file.try_lock();
     UNFINISHED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(temporary.clone());
     let written = file.write_all(bytes).and_then(|_| file.sync_all()).and_then(|_| fs::rename(&temporary, target));
     if written.is_err() {
@@ -171,4 +175,45 @@ fn replace(target: &Path, bytes: &[u8], old: Option<&fs::Metadata>) -> io::Resul
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Removes the temporary files that writes of `name` in `dir` left when they were killed
+/// (SIGKILL, a power cut): those named as [`replace`] names them, by a process that is
+/// gone, whose lock on the file is released. Nothing else in `dir` is touched, and a
+/// temporary file still being written (on this machine or another that shares the
+/// directory) holds its lock.
+fn remove_stale(dir: &Path, name: &str) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let start = format!(".{name}.nqueen-");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&start)).and_then(|r| r.strip_suffix(".tmp")) else { continue };
+        let Some((pid, nth)) = rest.split_once('-') else { continue };
+        let numbers = [pid, nth].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        let Some(pid) = pid.parse::<u32>().ok().filter(|&pid| numbers && pid != std::process::id()) else { continue };
+        if !entry.file_type().is_ok_and(|t| t.is_file()) || !gone(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(file) = File::open(&path) else { continue };
+        if !matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock)) {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// Whether no process `pid` runs on this machine. Told on Linux only; elsewhere the lock a
+/// writer holds on its temporary file tells alone.
+fn gone(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else { return true };
+        // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+        pid > 0 && unsafe { libc::kill(pid, 0) } == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        true
+    }
 }

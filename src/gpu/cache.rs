@@ -28,6 +28,9 @@ pub(super) fn read(path: &Path, most: u64) -> Option<Vec<u8>> {
 /// file.
 pub(super) fn store(path: &Path, bytes: &[u8]) {
     let Some(dir) = path.parent() else { return };
+    if is_stdout(path) {
+        return;
+    }
     // Devices are opened in parallel threads, so the process id alone is not unique.
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let nth = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -35,6 +38,31 @@ pub(super) fn store(path: &Path, bytes: &[u8]) {
     let written = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&tmp, bytes)).and_then(|_| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// Whether `path` is the file standard output writes to (`nqueen in > count-….cubin`): the
+/// rename would take the answers' file from its name. Told by device and inode, on Unix.
+fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        std::io::stdout().as_fd().try_clone_to_owned().is_ok_and(|fd| is_file_of(&std::fs::File::from(fd), path))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Whether `path` names the file `open` has open.
+#[cfg(unix)]
+fn is_file_of(open: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (open.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }
 
@@ -79,6 +107,22 @@ const OPENING_RANGE: (f64, f64) = (0.01, 10.0);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cached_kernel_is_written_except_over_the_file_standard_output_writes_to() {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("nqueen-cache-test-{}.cubin", std::process::id()));
+        std::fs::write(&path, b"old").unwrap();
+        let open = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        assert!(is_file_of(&open, &path));
+        assert!(!is_file_of(&open, &dir.join("no-such-file")));
+        assert!(!is_stdout(&path));
+        store(&path, b"new");
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert!(!is_file_of(&open, &path), "the rename gave the name to another file");
+        std::fs::remove_file(&path).unwrap();
+    }
 
     #[test]
     fn an_opening_is_kept_blended_with_the_last_and_junk_is_not_read() {

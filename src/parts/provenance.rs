@@ -24,6 +24,10 @@ const SMALL_FILE: u64 = 4096;
 /// made from the boot id and `/etc/machine-id`.
 pub const MACHINE_VARIABLE: &str = "NQUEEN_MACHINE";
 
+/// The longest machine or host name a part record takes, in bytes (POSIX's longest host
+/// name), so that a record fits the bound its readers keep (see [`super::MAX_FILE_NAME`]).
+pub const MAX_MACHINE: usize = 255;
+
 /// The source's commit as `build.rs` found it (with "-dirty" for uncommitted changes);
 /// empty where the source was not a git checkout.
 const COMMIT: &str = env!("NQUEEN_COMMIT");
@@ -53,6 +57,20 @@ impl Provenance {
             None => machine_id(read("/proc/sys/kernel/random/boot_id"), read("/etc/machine-id")),
         };
         Provenance { run: run_id(&host), host, machine, build: build() }
+    }
+}
+
+impl Provenance {
+    /// Why a part record could not take what it says, if it could not: a machine or host
+    /// name from the environment longer than [`MAX_MACHINE`].
+    pub fn fits_records(&self) -> Result<(), String> {
+        let named = self.machine.as_ref().filter(|(_, from)| from == MACHINE_VARIABLE).map(|(name, _)| (MACHINE_VARIABLE, name));
+        for (what, name) in named.into_iter().chain([("the host's name", &self.host)]) {
+            if name.len() > MAX_MACHINE {
+                return Err(format!("{what} is {} bytes long, more than the {MAX_MACHINE} a part record takes", name.len()));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -115,6 +133,19 @@ mod tests {
         assert_eq!(machine_id(Some("9e952f67-54cf".into()), image.clone()), Some(one));
         assert_eq!(machine_id(None, image).map(|m| m.1), Some("machine-id".to_string()));
         assert_eq!(machine_id(None, None), None);
+    }
+
+    #[test]
+    fn a_name_from_the_environment_longer_than_a_record_takes_is_refused() {
+        let mut p = Provenance::of_this_process();
+        p.host = "h".repeat(MAX_MACHINE);
+        p.machine = Some(("m".repeat(MAX_MACHINE), MACHINE_VARIABLE.into()));
+        assert_eq!(p.fits_records(), Ok(()));
+        p.machine = Some(("m".repeat(MAX_MACHINE + 1), MACHINE_VARIABLE.into()));
+        assert_eq!(p.fits_records().unwrap_err(), "NQUEEN_MACHINE is 256 bytes long, more than the 255 a part record takes");
+        p.machine = None;
+        p.host = "h".repeat(1000);
+        assert_eq!(p.fits_records().unwrap_err(), "the host's name is 1000 bytes long, more than the 255 a part record takes");
     }
 
     #[test]

@@ -13,6 +13,10 @@ use std::time::Duration;
 
 use crate::common::{not_here, wait_or_kill, Rng};
 
+mod records;
+mod stdout;
+mod temporary;
+
 const SAMPLE: &str = "fixtures/sample.in";
 
 fn nqueen() -> Command {
@@ -241,21 +245,6 @@ fn a_plot_is_written_whole_to_what_the_policy_allows_and_nothing_else_changes() 
     whole_file("status", "--plot", "plot", b"<svg width=\"1\">\n<!-- nqueen status --plot -->", |b| {
         b.starts_with(b"<svg width=\"1000\"") && b.ends_with(b"</svg>\n")
     });
-}
-
-#[test]
-fn a_summary_or_plot_named_dash_goes_to_standard_output() {
-    let dir = tempfile::tempdir().unwrap();
-    let part = nqueen().args(["--shard", "0/1", SAMPLE]).output().unwrap();
-    let input = dir.path().join("part.jsonl");
-    fs::write(&input, &part.stdout).unwrap();
-    let out = nqueen().current_dir(dir.path()).args(["merge", "--summary", "-", "part.jsonl"]).output().unwrap();
-    let (code, stdout, err) = text(&out);
-    assert_eq!((code, err.as_str()), (Some(0), ""));
-    assert!(stdout.starts_with("Case 1: 92\nCase 2: 1\n{\n  \"record\": \"summary\","), "{stdout}");
-    let out = nqueen().current_dir(dir.path()).args(["status", "--plot", "-", "part.jsonl"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("<!-- nqueen status plot -->"));
-    assert!(!dir.path().join("-").exists());
 }
 
 #[test]
