@@ -89,11 +89,6 @@ impl<R: BufRead> Lines<R> {
         }
         Ok(Some(Line { text: text.strip_suffix(b"\r").unwrap_or(text), ended, number: line, bytes }))
     }
-
-    /// Whether nothing is left to read.
-    pub fn at_end(&mut self) -> io::Result<bool> {
-        Ok(self.src.fill_buf()?.is_empty())
-    }
 }
 
 /// A line's bytes as text, or where it is not UTF-8: "byte 0xE9 at column 4 is not UTF-8".
