@@ -30,8 +30,15 @@ pub(super) fn warnings(mode: &Mode, var: impl Fn(&str) -> Option<OsString>) -> V
         ));
     }
     let writes_records = matches!(mode, Mode::Count(c) if c.shards.is_some());
-    if let Some(value) = text(MACHINE_VARIABLE).filter(|v| writes_records && v.trim().is_empty()) {
-        said.push(format!("{MACHINE_VARIABLE}={value:?} is blank: the part records name the machine by its id"));
+    match var(MACHINE_VARIABLE).filter(|_| writes_records).map(OsString::into_string) {
+        Some(Ok(value)) if value.trim().is_empty() => {
+            said.push(format!("{MACHINE_VARIABLE}={value:?} is blank: the part records name the machine by its id"));
+        }
+        Some(Err(value)) => said.push(format!(
+            "{MACHINE_VARIABLE}={:?} is not UTF-8 text: the part records name the machine by its id",
+            value.to_string_lossy()
+        )),
+        _ => {}
     }
     if let Some(dir) = var(CACHE_VARIABLE).filter(|d| counts && !d.is_empty()) {
         let dir = Path::new(&dir);
@@ -76,6 +83,15 @@ mod tests {
             ["NQUEEN_MACHINE=\" \" is blank: the part records name the machine by its id"]
         );
         assert_eq!(said(&shards, &[(MACHINE_VARIABLE, "node-7")]), Vec::<String>::new());
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let bytes = OsString::from_vec(vec![0xff, 0xfe]);
+            assert_eq!(
+                warnings(&shards, |name| (name == MACHINE_VARIABLE).then(|| bytes.clone())),
+                ["NQUEEN_MACHINE=\"\u{fffd}\u{fffd}\" is not UTF-8 text: the part records name the machine by its id"]
+            );
+        }
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a file");
         std::fs::write(&file, "x").unwrap();

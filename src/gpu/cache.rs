@@ -16,9 +16,12 @@ pub(super) fn dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("nqueen")))
 }
 
-/// The file at `path`, read with a bound: a file there that is larger than `most` bytes is
-/// not one of ours.
+/// The file at `path`, read with a bound: a file there that is larger than `most` bytes,
+/// or anything but a regular file (a FIFO would block the run), is not one of ours.
 pub(super) fn read(path: &Path, most: u64) -> Option<Vec<u8>> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(std::fs::File::open(path).ok()?, most + 1), &mut bytes).ok()?;
     (bytes.len() as u64 <= most).then_some(bytes)
@@ -28,7 +31,9 @@ pub(super) fn read(path: &Path, most: u64) -> Option<Vec<u8>> {
 /// file.
 pub(super) fn store(path: &Path, bytes: &[u8]) {
     let Some(dir) = path.parent() else { return };
-    if is_stdout(path) {
+    // Only a file of ours is replaced: not the answers' file, a link, a FIFO or a directory.
+    let replaceable = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
+    if !replaceable || is_stdout(path) {
         return;
     }
     // Devices are opened in parallel threads, so the process id alone is not unique.
@@ -106,6 +111,9 @@ const OPENING_RANGE: (f64, f64) = (0.01, 10.0);
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
+
     use super::*;
 
     #[cfg(unix)]
@@ -122,6 +130,30 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert!(!is_file_of(&open, &path), "the rename gave the name to another file");
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read_or_replaced() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let fifo = dir.path().join("count-0.cubin");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            // Read, a FIFO with no writer would block: it is passed over at once.
+            assert_eq!(read(&fifo, 64), None);
+            store(&fifo, b"kernel");
+            assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        }
+        let target = dir.path().join("precious");
+        std::fs::write(&target, b"mine").unwrap();
+        let link = dir.path().join("count-1.cubin");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        store(&link, b"kernel");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"mine");
+        let plain = dir.path().join("count-2.cubin");
+        store(&plain, b"kernel");
+        assert_eq!(read(&plain, 64).as_deref(), Some(&b"kernel"[..]));
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>) -> Result<Vec<CudaFunction>, 
     };
     let key = fnv1a(&[source.as_bytes(), options.join(" ").as_bytes()]);
     let cached = cache::dir().map(|d| d.join(format!("count-{key:016x}.cubin")));
-    if let Some(bytes) = cached.as_ref().and_then(|p| cache::read(p, MOST_KERNEL_BYTES)) {
+    if let Some(bytes) = cached.as_ref().and_then(|p| cache::read(p, MOST_KERNEL_BYTES)).filter(|b| is_cubin(b)) {
         if let Ok(module) = ctx.load_module(Ptx::from_binary(bytes)) {
             return entry_points(module);
         }
@@ -111,6 +111,12 @@ pub const KERNEL_SOURCE_VARIABLE: &str = "NQUEEN_KERNEL_SOURCE";
 
 /// The most bytes a cached kernel may have: a larger file there is not one.
 const MOST_KERNEL_BYTES: u64 = 64 << 20;
+
+/// Whether `bytes` may be a compiled kernel: an ELF object, as NVRTC's CUBINs are. The
+/// driver crashes on some other bytes (an empty file) rather than refuse them.
+fn is_cubin(bytes: &[u8]) -> bool {
+    bytes.len() > 64 && bytes.starts_with(b"\x7fELF")
+}
 
 /// Compiles the kernel straight to device code (a CUBIN), so the driver has nothing to JIT.
 fn compile_cubin(source: &str, options: &[String]) -> Result<Vec<u8>, GpuError> {
@@ -161,6 +167,16 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_elf_object_is_taken_for_a_compiled_kernel() {
+        assert!(!is_cubin(b""));
+        assert!(!is_cubin(b"\x7fELF"));
+        assert!(!is_cubin(&[b'x'; 1000]));
+        let mut elf = b"\x7fELF".to_vec();
+        elf.resize(1000, 0);
+        assert!(is_cubin(&elf));
+    }
 
     #[test]
     fn entry_points_read_only_what_the_plan_needs() {
