@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::board::{due_matters, next_cells};
+use crate::board::{due_matters, last_two_rows, next_cells};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
@@ -170,16 +170,6 @@ fn search_with<const DUE: bool>(rows: &[u32], due: &[u32], depth: usize, p: &Pre
     Ok((total, nodes))
 }
 
-/// Solutions of the last two rows, in closed form: `a` is row n-2's free cells, `base` row
-/// n-1's free cells before the queen of row n-2 is placed. A queen at `b` in row n-2 takes
-/// exactly the cells b, b<<1 and b>>1 of row n-1 (distinct bits), so summing over the bits
-/// of `a` gives |a|·|base| minus the cells of `base` that `a`, `a<<1` and `a>>1` cover.
-#[inline(always)]
-fn last_two_rows(a: u32, base: u32) -> u64 {
-    let taken = (base & a).count_ones() + (base & a << 1).count_ones() + (base & a >> 1).count_ones();
-    (a.count_ones() * base.count_ones() - taken) as u64
-}
-
 /// Counts for a prefix within two rows of the end, where the search loop has no work.
 fn small_tail(rows: &[u32], depth: usize, p: &Prefix) -> u64 {
     let n = rows.len();
@@ -297,17 +287,6 @@ mod tests {
                 let even = pool.install(|| count(&plan, &base, &[], Schedule::Dynamic, &ctl)).unwrap();
                 let finer = pool.install(|| count(&plan, &base, &work, Schedule::Dynamic, &ctl)).unwrap();
                 assert_eq!(finer.solutions, even.solutions);
-            }
-        }
-    }
-
-    #[test]
-    fn last_two_rows_matches_enumeration() {
-        for a in 0u32..64 {
-            for base in 0u32..64 {
-                let slow: u64 =
-                    (0..6).filter(|c| a >> c & 1 == 1).map(|c| (base & !(1 << c | 1 << c << 1 | (1 << c) >> 1)).count_ones() as u64).sum();
-                assert_eq!(last_two_rows(a, base), slow, "a={a:b} base={base:b}");
             }
         }
     }
