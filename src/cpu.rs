@@ -56,8 +56,8 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
     let chunks = pieces::chunks(work, items.len(), threads);
     let taken = AtomicUsize::new(0);
     let search = Search::new(plan, depth);
-    let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| {
-        let mut dealt = (ctx.index() * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
+    let count_chunks = |thread: usize| {
+        let mut dealt = (thread * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
         let mine = std::iter::repeat_with(|| {
             // A cancelled run stops taking chunks; its partial sums are thrown away below.
             ctl.check().ok()?;
@@ -73,7 +73,16 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
             Some(chunk)
         });
         search.run(plan, depth, mine.map_while(|chunk| chunk).flatten().copied(), ctl)
-    });
+    };
+    // One thread, or one chunk, which one thread takes whatever the pool: counted here, the
+    // count wakes no thread.
+    let one_thread = threads == 1
+        || match schedule {
+            Schedule::Static => items.len() <= STATIC_CHUNK,
+            Schedule::Dynamic => chunks.len() <= 2,
+        };
+    let outcome: Vec<Result<Tally, Interrupted>> =
+        if one_thread { vec![count_chunks(0)] } else { rayon::broadcast(|ctx| count_chunks(ctx.index())) };
     let below = Tally { solutions: 0, nodes: u128::from(finer.nodes) };
     let total = outcome.into_iter().try_fold(below, |a, b| b.map(|b| a + b))?;
     ctl.check()?;
@@ -287,6 +296,25 @@ mod tests {
                 let even = pool.install(|| count(&plan, &base, &[], Schedule::Dynamic, &ctl)).unwrap();
                 let finer = pool.install(|| count(&plan, &base, &work, Schedule::Dynamic, &ctl)).unwrap();
                 assert_eq!(finer.solutions, even.solutions);
+            }
+        }
+    }
+
+    #[test]
+    fn one_thread_or_one_chunk_counts_as_the_pool_does() {
+        let plan = Plan::optimized(&Board::from_fn(12, |r, c| (r * 7 + c * 3) % 11 != 0).unwrap());
+        let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (one, three) = (pool(1), pool(3));
+        // One chunk of either schedule, and many.
+        for least in [1, 12, 3000] {
+            let prefixes = expand(&plan, least);
+            for schedule in [Schedule::Static, Schedule::Dynamic] {
+                let ctl = Control::default();
+                let alone = one.install(|| count(&plan, &prefixes, &[], schedule, &ctl)).unwrap();
+                let shared = three.install(|| count(&plan, &prefixes, &[], schedule, &ctl)).unwrap();
+                let scalar = Search::Scalar.run(&plan, prefixes.depth, prefixes.items.iter().copied(), &ctl).unwrap();
+                assert_eq!(alone, shared, "{schedule:?}, {} prefixes", prefixes.items.len());
+                assert_eq!(alone.solutions, scalar.solutions, "{schedule:?}, {} prefixes", prefixes.items.len());
             }
         }
     }
