@@ -360,11 +360,20 @@ fn top(b: u32) -> Node {
 pub fn prefixes(plan: &Plan, roots: &[Root], least: usize) -> (Prefixes, Vec<f64>) {
     let deepest = plan.n.saturating_sub(ROWS_LEFT);
     let mut depth = roots.iter().map(Root::depth).max().unwrap_or(0);
-    let made = |depth: usize| -> Vec<Vec<Prefix>> { roots.par_iter().map(|r| below(plan, r.prefix, r.depth(), depth)).collect() };
-    let mut per_root = made(depth);
+    // Roots of a small case are brought down in less time than threads take to share them.
+    let small = roots.iter().map(|r| r.estimate).sum::<f64>() <= COUNTED_NODES as f64;
+    let mut per_root: Vec<Vec<Prefix>> = if small {
+        roots.iter().map(|r| below(plan, vec![r.prefix], r.depth(), depth)).collect()
+    } else {
+        roots.par_iter().map(|r| below(plan, vec![r.prefix], r.depth(), depth)).collect()
+    };
     while per_root.iter().map(Vec::len).sum::<usize>() < least && depth < deepest && !per_root.iter().all(Vec::is_empty) {
+        per_root = if small {
+            per_root.into_iter().map(|level| below(plan, level, depth, depth + 1)).collect()
+        } else {
+            per_root.into_par_iter().map(|level| below(plan, level, depth, depth + 1)).collect()
+        };
         depth += 1;
-        per_root = made(depth);
     }
     let mut items = Vec::with_capacity(per_root.iter().map(Vec::len).sum());
     let mut work = Vec::with_capacity(items.capacity());
@@ -375,9 +384,9 @@ pub fn prefixes(plan: &Plan, roots: &[Root], least: usize) -> (Prefixes, Vec<f64
     (Prefixes { depth, items }, work)
 }
 
-/// The prefixes at row `to` below `p` (at row `from`), lowest columns first.
-fn below(plan: &Plan, p: Prefix, from: usize, to: usize) -> Vec<Prefix> {
-    let mut level = vec![p];
+/// The prefixes at row `to` below those of `level` (at row `from`), in their order, lowest
+/// columns first below each.
+fn below(plan: &Plan, mut level: Vec<Prefix>, from: usize, to: usize) -> Vec<Prefix> {
     for row in from..to {
         let mut next = Vec::with_capacity(level.len() * 4);
         for q in &level {
@@ -459,6 +468,25 @@ mod tests {
         // A case past the bound is estimated.
         assert!(Split::counted_up_to(&plan, 4, nodes - 1).counted.is_none());
         assert!(Split::counted_up_to(&plan, 4, nodes).counted.is_some());
+    }
+
+    #[test]
+    fn prefixes_are_those_below_each_root_at_the_first_depth_with_enough() {
+        let small = Plan::plain(&Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap());
+        let large = Plan::optimized(&Board::empty(13).unwrap());
+        for (plan, least) in [(&small, 1), (&small, 300), (&small, 1 << 20), (&large, 5000)] {
+            let split = Split::new(plan, 3);
+            for k in 0..3 {
+                let roots = split.roots(plan, k);
+                let (prefixes, _) = prefixes(plan, &roots, least);
+                let at =
+                    |depth: usize| -> Vec<Prefix> { roots.iter().flat_map(|r| below(plan, vec![r.prefix], r.depth(), depth)).collect() };
+                assert_eq!(prefixes.items, at(prefixes.depth), "shard {k}, at least {least}");
+                let first = roots.iter().map(Root::depth).max().unwrap_or(0);
+                let fewer = (first..prefixes.depth).all(|d| at(d).len() < least);
+                assert!(fewer && (prefixes.items.len() >= least || prefixes.depth == plan.n - ROWS_LEFT || prefixes.items.is_empty()));
+            }
+        }
     }
 
     #[test]
