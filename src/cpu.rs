@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::board::{due_matters, next_cells};
+use crate::board::{due_matters, last_two_rows, next_cells};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
@@ -56,8 +56,8 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
     let chunks = pieces::chunks(work, items.len(), threads);
     let taken = AtomicUsize::new(0);
     let search = Search::new(plan, depth);
-    let outcome: Vec<Result<Tally, Interrupted>> = rayon::broadcast(|ctx| {
-        let mut dealt = (ctx.index() * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
+    let count_chunks = |thread: usize| {
+        let mut dealt = (thread * STATIC_CHUNK..).step_by(threads * STATIC_CHUNK);
         let mine = std::iter::repeat_with(|| {
             // A cancelled run stops taking chunks; its partial sums are thrown away below.
             ctl.check().ok()?;
@@ -73,7 +73,16 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
             Some(chunk)
         });
         search.run(plan, depth, mine.map_while(|chunk| chunk).flatten().copied(), ctl)
-    });
+    };
+    // One thread, or one chunk, which one thread takes whatever the pool: counted here, the
+    // count wakes no thread.
+    let one_thread = threads == 1
+        || match schedule {
+            Schedule::Static => items.len() <= STATIC_CHUNK,
+            Schedule::Dynamic => chunks.len() <= 2,
+        };
+    let outcome: Vec<Result<Tally, Interrupted>> =
+        if one_thread { vec![count_chunks(0)] } else { rayon::broadcast(|ctx| count_chunks(ctx.index())) };
     let below = Tally { solutions: 0, nodes: u128::from(finer.nodes) };
     let total = outcome.into_iter().try_fold(below, |a, b| b.map(|b| a + b))?;
     ctl.check()?;
@@ -168,16 +177,6 @@ fn search_with<const DUE: bool>(rows: &[u32], due: &[u32], depth: usize, p: &Pre
         avail = cells(row, cols, ld, rd);
     }
     Ok((total, nodes))
-}
-
-/// Solutions of the last two rows, in closed form: `a` is row n-2's free cells, `base` row
-/// n-1's free cells before the queen of row n-2 is placed. A queen at `b` in row n-2 takes
-/// exactly the cells b, b<<1 and b>>1 of row n-1 (distinct bits), so summing over the bits
-/// of `a` gives |a|·|base| minus the cells of `base` that `a`, `a<<1` and `a>>1` cover.
-#[inline(always)]
-fn last_two_rows(a: u32, base: u32) -> u64 {
-    let taken = (base & a).count_ones() + (base & a << 1).count_ones() + (base & a >> 1).count_ones();
-    (a.count_ones() * base.count_ones() - taken) as u64
 }
 
 /// Counts for a prefix within two rows of the end, where the search loop has no work.
@@ -302,12 +301,20 @@ mod tests {
     }
 
     #[test]
-    fn last_two_rows_matches_enumeration() {
-        for a in 0u32..64 {
-            for base in 0u32..64 {
-                let slow: u64 =
-                    (0..6).filter(|c| a >> c & 1 == 1).map(|c| (base & !(1 << c | 1 << c << 1 | (1 << c) >> 1)).count_ones() as u64).sum();
-                assert_eq!(last_two_rows(a, base), slow, "a={a:b} base={base:b}");
+    fn one_thread_or_one_chunk_counts_as_the_pool_does() {
+        let plan = Plan::optimized(&Board::from_fn(12, |r, c| (r * 7 + c * 3) % 11 != 0).unwrap());
+        let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (one, three) = (pool(1), pool(3));
+        // One chunk of either schedule, and many.
+        for least in [1, 12, 3000] {
+            let prefixes = expand(&plan, least);
+            for schedule in [Schedule::Static, Schedule::Dynamic] {
+                let ctl = Control::default();
+                let alone = one.install(|| count(&plan, &prefixes, &[], schedule, &ctl)).unwrap();
+                let shared = three.install(|| count(&plan, &prefixes, &[], schedule, &ctl)).unwrap();
+                let scalar = Search::Scalar.run(&plan, prefixes.depth, prefixes.items.iter().copied(), &ctl).unwrap();
+                assert_eq!(alone, shared, "{schedule:?}, {} prefixes", prefixes.items.len());
+                assert_eq!(alone.solutions, scalar.solutions, "{schedule:?}, {} prefixes", prefixes.items.len());
             }
         }
     }

@@ -33,9 +33,17 @@ pub struct Solver {
     options: Options,
     gpu: Opener,
     auto: Auto,
-    /// The last board split for shards, with its plan and split, for the next of its
-    /// shards.
-    last_split: Option<(Board, Plan, Split)>,
+    /// The last board split for shards, for the next of its shards.
+    last_split: Option<LastSplit>,
+}
+
+/// A board split for shards: whether it is small (see [`plan::small_count`]), its plan and
+/// its split.
+struct LastSplit {
+    board: Board,
+    small: bool,
+    plan: Plan,
+    split: Split,
 }
 
 impl Solver {
@@ -99,7 +107,11 @@ impl Solver {
     /// 0. With `auto`, the GPU starts opening in the background as soon as an estimate says
     /// the count may need it.
     pub fn prepare(&mut self, board: &Board, scope: Scope) -> Case {
-        let small = plan::small_count(board).is_some();
+        // The shards of a list are prepared one after another: the first probed the board.
+        let small = match &self.last_split {
+            Some(last) if last.board == *board => last.small,
+            _ => plan::small_count(board).is_some(),
+        };
         self.prepare_known(board, scope, small)
     }
 
@@ -116,7 +128,7 @@ impl Solver {
             Scope::Shard(shard) => shard,
         };
         let (plan, split) = match self.last_split.take() {
-            Some((b, plan, split)) if b == *board && split.shards() == shard.count => (plan, split),
+            Some(last) if last.board == *board && last.split.shards() == shard.count => (last.plan, last.split),
             _ if small => {
                 let plan = Plan::plain(board);
                 let split = Split::all_in_first(&plan, shard.count);
@@ -129,7 +141,7 @@ impl Solver {
             }
         };
         let case = Case::of_shard(&plan, &split, shard, small, started);
-        self.last_split = Some((board.clone(), plan, split));
+        self.last_split = Some(LastSplit { board: board.clone(), small, plan, split });
         case
     }
 

@@ -16,12 +16,13 @@
 //! case whose whole tree is small is weighed by its nodes counted, not estimated: the
 //! dives would cost far more than the count.
 
+mod nodes;
+
 use std::collections::HashMap;
 
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::board::next_cells;
 use crate::estimate::{Dives, Start};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
@@ -63,8 +64,9 @@ pub struct Split {
     tops: Vec<f64>,
     /// Their sum: the case's estimate.
     total: f64,
-    /// Where the case is small: the search nodes of each node of its first
-    /// [`NOTED_ROWS`] rows, counted; its other nodes are counted too, not estimated.
+    /// Where the case is small: the search nodes, counted, of the nodes of its first
+    /// [`NOTED_ROWS`] rows that a shard's walk may weigh; its other nodes are counted
+    /// too, as the walk meets them, not estimated.
     counted: Option<HashMap<Prefix, u64>>,
 }
 
@@ -128,12 +130,12 @@ impl Node {
     }
 
     /// Its search nodes, itself included, where they are at most `budget` (which they are
-    /// taken from); with those of each node in its first `note` rows, itself the first,
-    /// noted in `notes`.
-    fn nodes(&self, plan: &Plan, budget: &mut u64, note: usize, notes: &mut HashMap<Prefix, u64>) -> Option<u64> {
+    /// taken from); with a note of each node in its first `note` rows, itself the first,
+    /// pushed on `notes`.
+    fn nodes(&self, plan: &Plan, budget: &mut u64, note: usize, notes: &mut Vec<nodes::Note>) -> Option<u64> {
         let (b, depth) = (self.board as usize, self.depth());
         let (rows, due) = (&plan.boards[b], &plan.due[b]);
-        count_nodes(rows.get(depth..).unwrap_or_default(), due.get(depth..).unwrap_or_default(), self.prefix, budget, (note, notes))
+        nodes::count(rows.get(depth..).unwrap_or_default(), due.get(depth..).unwrap_or_default(), self.prefix, budget, (note, notes))
     }
 
     /// Its stretch's length: its search nodes, noted or counted where the case's are
@@ -141,7 +143,7 @@ impl Node {
     fn weight(&self, plan: &Plan, counted: Option<&HashMap<Prefix, u64>>) -> f64 {
         let Some(notes) = counted else { return self.estimate(plan, dives_at(self.depth())) };
         let mut budget = COUNTED_NODES;
-        match notes.get(&self.prefix).copied().or_else(|| self.nodes(plan, &mut budget, 0, &mut HashMap::new())) {
+        match notes.get(&self.prefix).copied().or_else(|| self.nodes(plan, &mut budget, 0, &mut Vec::new())) {
             Some(nodes) => nodes as f64,
             None => self.estimate(plan, dives_at(self.depth())),
         }
@@ -150,33 +152,6 @@ impl Node {
     fn into_root(self, start: f64, estimate: f64) -> Root {
         Root { board: self.board, queens: self.queens, prefix: self.prefix, start, estimate }
     }
-}
-
-/// The search nodes below `p`, at the first of `rows` (with due columns `due`), `p`
-/// included, where they are at most `budget` (which they are taken from); with those of
-/// each node in the first `note` rows noted.
-fn count_nodes(rows: &[u32], due: &[u32], p: Prefix, budget: &mut u64, (note, notes): (usize, &mut HashMap<Prefix, u64>)) -> Option<u64> {
-    *budget = budget.checked_sub(1)?;
-    let mut total = 1;
-    if let Some((&free, rest)) = rows.split_first() {
-        let mut avail = next_cells(free, due.first().copied().unwrap_or(0), p.cols, p.ld, p.rd);
-        if rest.is_empty() {
-            // The last row's nodes are leaves.
-            let leaves = u64::from(avail.count_ones());
-            *budget = budget.checked_sub(leaves)?;
-            total += leaves;
-            avail = 0;
-        }
-        while avail != 0 {
-            let bit = avail & avail.wrapping_neg();
-            avail ^= bit;
-            total += count_nodes(rest, due.get(1..).unwrap_or_default(), p.place(bit), budget, (note.saturating_sub(1), notes))?;
-        }
-    }
-    if note > 0 {
-        notes.insert(p, total);
-    }
-    Some(total)
 }
 
 /// Dives for a node `depth` rows down, below the plan's boards.
@@ -207,12 +182,15 @@ impl Split {
         // A case the planner puts past half the bound is not counted: a count that ran
         // into the bound would be lost.
         if plan.expected_nodes.is_none_or(|e| e <= most as f64 / 2.0) {
-            let (mut budget, mut notes) = (most, HashMap::new());
+            let (mut budget, mut notes) = (most, Vec::new());
             let counted: Option<Vec<f64>> =
                 boards.clone().map(|b| top(b).nodes(plan, &mut budget, NOTED_ROWS + 1, &mut notes).map(|n| n as f64)).collect();
             if let Some(tops) = counted {
-                let total = tops.iter().sum();
-                return Split { shards: shards.max(1), tops, total, counted: Some(notes) };
+                let (shards, total) = (shards.max(1), tops.iter().sum::<f64>());
+                // The walk divides no node shorter than the finest stretch (see
+                // `Split::roots`); a node's stretch is about its nodes.
+                let counted = nodes::kept(&notes, total / shards as f64 / ROOTS_PER_SHARD / 2.0);
+                return Split { shards, tops, total, counted: Some(counted) };
             }
         }
         let rough: Vec<f64> = boards.clone().into_par_iter().map(|b| top(b).estimate(plan, LEAST_DIVES)).collect();
@@ -360,11 +338,20 @@ fn top(b: u32) -> Node {
 pub fn prefixes(plan: &Plan, roots: &[Root], least: usize) -> (Prefixes, Vec<f64>) {
     let deepest = plan.n.saturating_sub(ROWS_LEFT);
     let mut depth = roots.iter().map(Root::depth).max().unwrap_or(0);
-    let made = |depth: usize| -> Vec<Vec<Prefix>> { roots.par_iter().map(|r| below(plan, r.prefix, r.depth(), depth)).collect() };
-    let mut per_root = made(depth);
+    // Roots of a small case are brought down in less time than threads take to share them.
+    let small = roots.iter().map(|r| r.estimate).sum::<f64>() <= COUNTED_NODES as f64;
+    let mut per_root: Vec<Vec<Prefix>> = if small {
+        roots.iter().map(|r| below(plan, vec![r.prefix], r.depth(), depth)).collect()
+    } else {
+        roots.par_iter().map(|r| below(plan, vec![r.prefix], r.depth(), depth)).collect()
+    };
     while per_root.iter().map(Vec::len).sum::<usize>() < least && depth < deepest && !per_root.iter().all(Vec::is_empty) {
+        per_root = if small {
+            per_root.into_iter().map(|level| below(plan, level, depth, depth + 1)).collect()
+        } else {
+            per_root.into_par_iter().map(|level| below(plan, level, depth, depth + 1)).collect()
+        };
         depth += 1;
-        per_root = made(depth);
     }
     let mut items = Vec::with_capacity(per_root.iter().map(Vec::len).sum());
     let mut work = Vec::with_capacity(items.capacity());
@@ -375,9 +362,9 @@ pub fn prefixes(plan: &Plan, roots: &[Root], least: usize) -> (Prefixes, Vec<f64
     (Prefixes { depth, items }, work)
 }
 
-/// The prefixes at row `to` below `p` (at row `from`), lowest columns first.
-fn below(plan: &Plan, p: Prefix, from: usize, to: usize) -> Vec<Prefix> {
-    let mut level = vec![p];
+/// The prefixes at row `to` below those of `level` (at row `from`), in their order, lowest
+/// columns first below each.
+fn below(plan: &Plan, mut level: Vec<Prefix>, from: usize, to: usize) -> Vec<Prefix> {
     for row in from..to {
         let mut next = Vec::with_capacity(level.len() * 4);
         for q in &level {
@@ -459,6 +446,41 @@ mod tests {
         // A case past the bound is estimated.
         assert!(Split::counted_up_to(&plan, 4, nodes - 1).counted.is_none());
         assert!(Split::counted_up_to(&plan, 4, nodes).counted.is_some());
+    }
+
+    #[test]
+    fn the_counts_kept_only_spare_counting_again() {
+        // With no count kept, the walk counts every node it weighs: the same roots.
+        let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap();
+        let plan = Plan::symmetric(&board, crate::symmetry::Sym::Identity);
+        for shards in [1, 2, 7, 64] {
+            let split = Split::new(&plan, shards);
+            let kept = split.counted.as_ref().map_or(0, HashMap::len);
+            assert!(kept > 0, "{shards} shards");
+            let forgetful = Split { counted: Some(HashMap::new()), ..split.clone() };
+            for k in 0..shards {
+                assert_eq!(split.roots(&plan, k), forgetful.roots(&plan, k), "shard {k} of {shards}");
+            }
+        }
+    }
+
+    #[test]
+    fn prefixes_are_those_below_each_root_at_the_first_depth_with_enough() {
+        let small = Plan::plain(&Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap());
+        let large = Plan::optimized(&Board::empty(13).unwrap());
+        for (plan, least) in [(&small, 1), (&small, 300), (&small, 1 << 20), (&large, 5000)] {
+            let split = Split::new(plan, 3);
+            for k in 0..3 {
+                let roots = split.roots(plan, k);
+                let (prefixes, _) = prefixes(plan, &roots, least);
+                let at =
+                    |depth: usize| -> Vec<Prefix> { roots.iter().flat_map(|r| below(plan, vec![r.prefix], r.depth(), depth)).collect() };
+                assert_eq!(prefixes.items, at(prefixes.depth), "shard {k}, at least {least}");
+                let first = roots.iter().map(Root::depth).max().unwrap_or(0);
+                let fewer = (first..prefixes.depth).all(|d| at(d).len() < least);
+                assert!(fewer && (prefixes.items.len() >= least || prefixes.depth == plan.n - ROWS_LEFT || prefixes.items.is_empty()));
+            }
+        }
     }
 
     #[test]

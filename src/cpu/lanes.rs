@@ -68,7 +68,7 @@ pub(super) trait Simd: Copy {
     unsafe fn nonzero(a: Self::V) -> Self::M;
     /// `yes` in the lanes of `m`, `no` in the others.
     unsafe fn select(m: Self::M, yes: Self::V, no: Self::V) -> Self::V;
-    /// `last_two_rows` of [`crate::cpu`] in every lane: |a|·|b| minus the cells of `b`
+    /// `last_two_rows` of [`crate::board`] in every lane: |a|·|b| minus the cells of `b`
     /// that `a`, `a<<1` and `a>>1` cover.
     unsafe fn last_two_rows(a: Self::V, b: Self::V) -> Self::V;
     /// The column of each lane's one set bit.

@@ -43,6 +43,37 @@ pub fn search_name(plan: &Plan, depth: usize) -> String {
     }
 }
 
+/// A plan's [`estimate::below`] of a row, and what it was asked.
+#[cfg(target_arch = "x86_64")]
+struct Remembered {
+    boards: Vec<Vec<u32>>,
+    due: Vec<Vec<u32>>,
+    rows: (usize, usize),
+    below: estimate::Below,
+}
+
+#[cfg(target_arch = "x86_64")]
+thread_local! {
+    /// The last [`Remembered`] on this thread: a count and the name its record gives the
+    /// search set up the same search, and so do the shards of one board in turn.
+    static LAST_BELOW: std::cell::RefCell<Option<Remembered>> = const { std::cell::RefCell::new(None) };
+}
+
+/// [`estimate::below`] of row `row` in a count of `plan` from row `from`, from
+/// [`BELOW_DIVES`] dives, or as this thread last found it for the same.
+#[cfg(target_arch = "x86_64")]
+fn remembered_below(plan: &Plan, from: usize, row: usize) -> estimate::Below {
+    LAST_BELOW.with_borrow_mut(|last| {
+        let same = |r: &&Remembered| r.rows == (from, row) && r.boards == plan.boards && r.due == plan.due;
+        if let Some(r) = last.as_ref().filter(same) {
+            return r.below;
+        }
+        let below = estimate::below(&plan.boards, &plan.due, from, row, BELOW_DIVES);
+        *last = Some(Remembered { boards: plan.boards.clone(), due: plan.due.clone(), rows: (from, row), below });
+        below
+    })
+}
+
 /// The search one thread runs over its prefixes: sixteen or eight lanes at a time where the
 /// CPU has AVX-512 or AVX2, from the prefixes' row or a few rows further down, else one
 /// prefix at a time.
@@ -64,7 +95,7 @@ impl Search {
         #[cfg(target_arch = "x86_64")]
         if let Some(isa) = lanes::Isa::chosen() {
             if let Some((lanes, row)) = (depth..plan.n).find_map(|row| lanes::Lanes::new(isa, plan, row).map(|l| (l, row))) {
-                let below = estimate::below(&plan.boards, &plan.due, depth, row, BELOW_DIVES);
+                let below = remembered_below(plan, depth, row);
                 let widest = match isa {
                     lanes::Isa::Avx512 => LANES_SPEEDUP[0],
                     lanes::Isa::Avx2 => LANES_SPEEDUP[1],
@@ -119,6 +150,27 @@ impl Search {
                 let (solutions, nodes) = count_prefix(&plan.boards[b], &plan.due[b], depth, &p, ctl)?;
                 Ok(t + Tally::weighted(solutions, plan.weights[b], nodes))
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Board;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn a_remembered_estimate_is_the_plans_own() {
+        // Boards whose due columns bite from the first row, the same without them, another.
+        let board = Board::from_fn(12, |r, c| !(c < 2 && r >= 5) && (r * 5 + c * 3) % 13 != 0).unwrap();
+        let due = Plan::plain(&board);
+        let undue = Plan { due: vec![vec![0; 12]], ..due.clone() };
+        let other = Plan::plain(&Board::empty(12).unwrap());
+        let fresh = |plan: &Plan, from, row| estimate::below(&plan.boards, &plan.due, from, row, BELOW_DIVES);
+        assert_ne!(fresh(&due, 0, 4), fresh(&undue, 0, 4));
+        for (plan, from, row) in [(&due, 0, 4), (&due, 0, 4), (&undue, 0, 4), (&due, 0, 4), (&due, 1, 4), (&due, 0, 5), (&other, 0, 4)] {
+            assert_eq!(remembered_below(plan, from, row), fresh(plan, from, row), "rows {from} to {row}");
         }
     }
 }

@@ -104,6 +104,31 @@ fn shards_of_many_small_boards_add_up_to_a_plain_run() {
 }
 
 #[test]
+fn a_list_of_shards_of_small_boards_writes_what_runs_of_each_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = small_boards_file(dir.path(), 40);
+    // What a record says of the count, not of the run.
+    let counted = |text: &[u8], shard: u64| -> Vec<serde_json::Value> {
+        let fields = ["case", "plan", "count", "nodes", "backend", "shard_nodes", "case_nodes"];
+        String::from_utf8_lossy(text)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["shard"] == shard && v["record"] == "case")
+            .map(|v| fields.iter().map(|&f| v[f].clone()).collect())
+            .collect()
+    };
+    // Shard 0, which holds all of a board too small to split, not first.
+    let listed = nqueen().args(["--shard", "2,0-1/3"]).arg(&small).output().unwrap();
+    assert!(listed.status.success());
+    for shard in 0..3 {
+        let alone = nqueen().arg("--shard").arg(format!("{shard}/3")).arg(&small).output().unwrap().stdout;
+        let want = counted(&alone, shard);
+        assert_eq!(want.len(), 40);
+        assert_eq!(counted(&listed.stdout, shard), want, "shard {shard}");
+    }
+}
+
+#[test]
 fn every_machine_splits_a_board_alike() {
     // The same shard with other threads and schedules: the same plan, prefixes and count.
     let dir = tempfile::tempdir().unwrap();
