@@ -3,7 +3,9 @@
 //! it, so that a reader (or a kill) sees the old file or the new one, never half of one;
 //! written to as it is where the target is a device or FIFO, and refused where it is a
 //! directory, an input of the run, read-only, or a file that nqueen did not write as one
-//! of its own. The temporary files that killed writes of the target left are removed first.
+//! of its own: the whole of it, as nqueen wrote it (an empty file holds nothing to lose,
+//! and is written). The temporary files that killed writes of the target left are removed
+//! first.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -16,12 +18,21 @@ use super::kind::{Kind, SNIFF};
 use super::{among, not_regular};
 use crate::words::{shown, shown_input, LinkLoop};
 
-/// The rules one file is written by.
-pub struct Rules<'a> {
+/// A kind of file the program writes whole, and how it knows one it wrote.
+#[derive(Clone, Copy)]
+pub struct Own {
     /// What the file is, in messages: "summary", "plot".
     pub role: &'static str,
+    /// What its first bytes say it is (see [`Kind::of`]).
+    pub kind: Kind,
+    /// Whether the whole of a file is one the program wrote, unedited.
+    pub written: fn(&[u8]) -> bool,
+}
+
+/// The rules one file is written by.
+pub struct Rules<'a> {
     /// The kind of file it may replace: its own earlier output.
-    pub own: Kind,
+    pub own: Own,
     /// The run's inputs, which it may never be.
     pub inputs: &'a [&'a Path],
 }
@@ -42,6 +53,9 @@ pub enum Problem {
     Directory,
     /// The target holds another kind of file.
     NotOurs(Kind),
+    /// The target starts as a file of its kind, but is not one as the program writes it:
+    /// edited, or with more in it.
+    Altered(Kind),
     /// The target is a read-only file.
     ReadOnly,
     /// The target is this input of the run.
@@ -58,6 +72,11 @@ impl fmt::Display for WriteError {
             Problem::NotOurs(kind) => {
                 write!(f, "holds {}, not a {}, so it was left as it is: remove it, or give another name", kind.name(), self.role)
             }
+            Problem::Altered(kind) => write!(
+                f,
+                "starts as {} but is not one as nqueen wrote it (edited, or with more in it), so it was left as it is: remove it, or give another name",
+                kind.name()
+            ),
             Problem::ReadOnly => f.write_str("is read-only, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", shown_input(input)),
             Problem::Io(e) => f.write_str(&super::io_words(&self.path, e)),
@@ -67,12 +86,16 @@ impl fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
+/// The most of a file that is read to tell that the program wrote it, far more than any
+/// summary or plot it writes: a larger file is not taken for its own.
+const MAX_OWN: u64 = 256 << 20;
+
 /// Temporary files being written, which an exit on a signal removes.
 static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Writes `bytes` to `path` by `rules` (see the module's doc).
 pub fn write(path: &Path, bytes: &[u8], rules: &Rules<'_>) -> Result<(), WriteError> {
-    let fail = |problem| WriteError { role: rules.role, path: path.to_path_buf(), problem };
+    let fail = |problem| WriteError { role: rules.own.role, path: path.to_path_buf(), problem };
     let target = followed(path).map_err(|e| fail(Problem::Io(e)))?;
     let meta = match fs::metadata(&target) {
         Ok(meta) => Some(meta),
@@ -95,8 +118,11 @@ pub fn write(path: &Path, bytes: &[u8], rules: &Rules<'_>) -> Result<(), WriteEr
             return Err(fail(Problem::ReadOnly));
         }
         let kind = sniff(&target).map_err(|e| fail(Problem::Io(e)))?;
-        if kind != Kind::Empty && kind != rules.own {
+        if kind != Kind::Empty && kind != rules.own.kind {
             return Err(fail(Problem::NotOurs(kind)));
+        }
+        if kind == rules.own.kind && !whole_and_own(&target, rules.own.written).map_err(|e| fail(Problem::Io(e)))? {
+            return Err(fail(Problem::Altered(kind)));
         }
     }
     replace(&target, bytes, meta.as_ref()).map_err(|e| fail(Problem::Io(e)))
@@ -137,6 +163,14 @@ fn sniff(path: &Path) -> io::Result<Kind> {
     let mut start = Vec::with_capacity(SNIFF);
     File::open(path)?.take(SNIFF as u64).read_to_end(&mut start)?;
     Ok(Kind::of(&start))
+}
+
+/// Whether the whole of the file at `path` is one that `written` takes for the program's:
+/// not where it is larger than [`MAX_OWN`].
+fn whole_and_own(path: &Path, written: fn(&[u8]) -> bool) -> io::Result<bool> {
+    let mut whole = Vec::new();
+    File::open(path)?.take(MAX_OWN + 1).read_to_end(&mut whole)?;
+    Ok(whole.len() as u64 <= MAX_OWN && written(&whole))
 }
 
 /// Writes `bytes` to a new file beside `target`, with the permissions of the file it
