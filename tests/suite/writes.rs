@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::common::{not_here, wait_or_kill, Rng};
 
+mod checkpoint;
 mod own;
 mod records;
 mod stdout;
