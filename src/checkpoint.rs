@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 mod lines;
+mod torn;
 
 use serde::de::IgnoredAny;
 
