@@ -112,7 +112,7 @@ pub enum Problem {
     Input(PathBuf),
     /// It holds this kind of file, not a checkpoint.
     NotOurs(FileKind),
-    /// It is read-only: no unit could be recorded in it.
+    /// It is read-only, or this user may not write it: no unit could be recorded in it.
     ReadOnly,
     /// Another run holds it: the two would record each other's cases as their own.
     InUse,
@@ -215,7 +215,11 @@ impl Checkpoint {
     pub fn open(path: &Path, inputs: &[&Path]) -> Result<(Checkpoint, Option<String>), CheckpointError> {
         let fail = |problem| CheckpointError { path: path.to_path_buf(), problem };
         adoptable(path, inputs).map_err(fail)?;
-        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| fail(Problem::Io(e)))?;
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| match e.kind() {
+            // Read above, so not to be written: another user's file, say.
+            io::ErrorKind::PermissionDenied if path.exists() => fail(Problem::ReadOnly),
+            _ => fail(Problem::Io(e)),
+        })?;
         // The file checked above, not one put in its place since.
         match file.metadata() {
             Ok(meta) if files::not_regular(&meta).is_some() => return Err(fail(Problem::NotAFile("not a regular file"))),

@@ -4,6 +4,8 @@
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -49,4 +51,30 @@ fn a_checkpoint_another_run_holds_is_refused_and_left_as_it_is() {
     assert_eq!((code, stdout.as_str(), err.as_str()), (Some(0), "Case 1: 92\nCase 2: 1\n", ""));
     let again = nqueen().current_dir(at).args(["--checkpoint", "two.ck", "a.in"]).output().unwrap();
     assert_eq!(text(&again), (Some(0), "Case 1: 92\nCase 2: 1\n".to_string(), String::new()));
+}
+
+#[test]
+fn a_checkpoint_this_user_may_not_write_is_refused_as_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    fs::copy(SAMPLE, at.join("sample.in")).unwrap();
+    assert!(nqueen().current_dir(at).args(["--checkpoint", "run.ck", "sample.in"]).output().unwrap().status.success());
+    let mut run = nqueen();
+    run.current_dir(at).args(["--checkpoint", "run.ck", "sample.in"]);
+    // SAFETY: geteuid only reads the process's user id.
+    if unsafe { libc::geteuid() } == 0 {
+        // Root writes any file: the run is another user's, and the file root's, mode 644.
+        fs::set_permissions(at, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(at.join("run.ck"), fs::Permissions::from_mode(0o644)).unwrap();
+        run.uid(65534).gid(65534);
+    } else {
+        // The owner may not write it, though its group may: not a read-only file.
+        fs::set_permissions(at.join("run.ck"), fs::Permissions::from_mode(0o464)).unwrap();
+    }
+    let before = seen(&at.join("run.ck"));
+    assert_eq!(
+        text(&run.output().unwrap()),
+        (Some(1), String::new(), "nqueen: checkpoint run.ck: is read-only, so no work could be recorded in it\n".to_string())
+    );
+    assert_eq!(seen(&at.join("run.ck")), before);
 }
