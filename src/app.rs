@@ -61,6 +61,14 @@ impl Input {
             .collect()
     }
 
+    /// The file it names; none for standard input.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Input::Stdin => None,
+            Input::File(path) => Some(path),
+        }
+    }
+
     /// Its name in records.
     pub fn name(&self) -> String {
         match self {

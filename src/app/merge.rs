@@ -12,14 +12,15 @@ use crate::error::Error;
 use crate::files::kind::Kind as FileKind;
 use crate::files::whole::{self, Own, Rules};
 use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
-use crate::words::{counted, plural, shown, STDIN};
+use crate::words::{counted, plural, shown, STDIN, STDIN_PATH};
 
 /// The summary `merge --summary` writes, and how a file is known for one.
 const SUMMARY: Own = Own { role: "summary", kind: FileKind::Summary, written: summary::is_written };
 /// The picture `status --plot` draws, and how a file is known for one.
 const PLOT: Own = Own { role: "plot", kind: FileKind::Plot, written: plot::is_written };
 
-/// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
+/// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`. A file
+/// given twice is refused before any is read: its records would be taken for recounts.
 ///
 /// Reading and adding up many records takes a while and writes nothing: the run is at rest
 /// meanwhile (see [`Control::at_rest`]), so that a signal ends it at once. What it then
@@ -32,6 +33,16 @@ pub(super) fn run<O: Write, E: Write>(
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
+    let named: Vec<&Path> = inputs.iter().map(|input| input.path().unwrap_or(Path::new(STDIN_PATH))).collect();
+    if let Some((first, again)) = crate::files::first_repeat(&named) {
+        let (first, again) = (inputs[first].shown(), inputs[again].shown());
+        if first == again {
+            sink.say(format_args!("{first} is given twice: give each part file once"));
+        } else {
+            sink.say(format_args!("{again} is {first}, given twice: give each part file once"));
+        }
+        return outcome.note(Failure::Usage);
+    }
     let rest = ctl.at_rest();
     let mut records = Vec::new();
     let mut unreadable = false;
