@@ -61,6 +61,14 @@ impl Input {
             .collect()
     }
 
+    /// The file it names; none for standard input.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Input::Stdin => None,
+            Input::File(path) => Some(path),
+        }
+    }
+
     /// Its name in records.
     pub fn name(&self) -> String {
         match self {
@@ -146,14 +154,15 @@ impl Config {
         path.filter(|p| p.as_os_str() != "-").map(|p| (role, p)).into_iter().collect()
     }
 
-    /// Whether a file the run writes goes to standard output (`--summary -`, `--plot -`):
-    /// the answers then go to standard error, so that standard output holds that file alone.
-    fn file_on_stdout(&self) -> bool {
+    /// The file the run writes to standard output (`--summary -`, `--plot -`), by its role,
+    /// where there is one: the answers then go to standard error, so that standard output
+    /// holds that file alone.
+    fn file_on_stdout(&self) -> Option<&'static str> {
         let dash = |path: &Option<PathBuf>| path.as_ref().is_some_and(|p| p.as_os_str() == "-");
         match &self.mode {
-            Mode::Merge(Merging::Answers { summary }) => dash(summary),
-            Mode::Merge(Merging::Status { plot, .. }) => dash(plot),
-            _ => false,
+            Mode::Merge(Merging::Answers { summary }) if dash(summary) => Some("summary"),
+            Mode::Merge(Merging::Status { plot, .. }) if dash(plot) => Some("plot"),
+            _ => None,
         }
     }
 }
@@ -227,7 +236,7 @@ impl Outcome {
 /// [`Failure`]).
 pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let mut outcome = Outcome::default();
-    let mut sink = Sink { out, err, answers_to_err: config.file_on_stdout(), broken: false };
+    let mut sink = Sink { out, err, file_on_stdout: config.file_on_stdout(), broken: false };
     for warning in environment::warnings(&config.mode, |name| std::env::var_os(name)) {
         sink.say(format_args!("warning: {warning}"));
     }
@@ -299,8 +308,9 @@ pub fn exit(status: i32, driver_loaded: bool) -> ! {
 struct Sink<'a, O: Write, E: Write> {
     out: &'a mut O,
     err: &'a mut E,
-    /// The answers go to `err`, and `out` takes a file named `-` alone.
-    answers_to_err: bool,
+    /// The file, by its role ("summary", "plot"), that `out` takes alone, where one does:
+    /// the answers then go to `err`.
+    file_on_stdout: Option<&'static str>,
     /// A write to `out` has failed and been reported: later writes fail without a word,
     /// so that the error is printed once.
     broken: bool,
@@ -319,32 +329,39 @@ impl<O: Write, E: Write> Sink<'_, O, E> {
     /// before anything that may take a while, so that an answer is never held back behind
     /// a long count or a wait for input.
     fn line(&mut self, line: &str) -> Result<(), Stop> {
-        let to: &mut dyn Write = if self.answers_to_err { &mut *self.err } else { &mut *self.out };
+        let to: &mut dyn Write = if self.file_on_stdout.is_some() { &mut *self.err } else { &mut *self.out };
         let written = to.write_all(line.as_bytes()).and_then(|_| to.write_all(b"\n"));
-        self.written(written)
+        self.written(written, "answers")
     }
 
     /// Writes a file named `-` to standard output, newlines included.
     fn bytes(&mut self, lines: &[u8]) -> Result<(), Stop> {
         let written = self.out.write_all(lines);
-        self.written(written)
+        self.written(written, self.on_stdout())
     }
 
     /// Writes out the lines written so far.
     fn flush(&mut self) -> Result<(), Stop> {
-        let flushed = self.out.flush().and_then(|_| if self.answers_to_err { self.err.flush() } else { Ok(()) });
-        self.written(flushed)
+        let flushed = self.out.flush();
+        self.written(flushed, self.on_stdout())?;
+        let flushed = if self.file_on_stdout.is_some() { self.err.flush() } else { Ok(()) };
+        self.written(flushed, "answers")
     }
 
-    /// What a write to the answers came to.
-    fn written(&mut self, result: io::Result<()>) -> Result<(), Stop> {
+    /// What standard output takes, for messages: the answers, or the file named `-`.
+    fn on_stdout(&self) -> &'static str {
+        self.file_on_stdout.unwrap_or("answers")
+    }
+
+    /// What a write of the `what` ("answers", "summary") came to.
+    fn written(&mut self, result: io::Result<()>, what: &str) -> Result<(), Stop> {
         match result {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(Stop::Quiet),
             Err(_) if self.broken => Err(Stop::Failed(Failure::Output)),
             Err(e) => {
                 self.broken = true;
-                self.say(format_args!("cannot write the answers: {}", os_words(&e)));
+                self.say(format_args!("cannot write the {what}: {}", os_words(&e)));
                 Err(Stop::Failed(Failure::Output))
             }
         }

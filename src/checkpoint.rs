@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 mod lines;
+mod torn;
 
 use serde::de::IgnoredAny;
 
@@ -111,8 +112,10 @@ pub enum Problem {
     Input(PathBuf),
     /// It holds this kind of file, not a checkpoint.
     NotOurs(FileKind),
-    /// It is read-only: no unit could be recorded in it.
+    /// It is read-only, or this user may not write it: no unit could be recorded in it.
     ReadOnly,
+    /// Another run holds it: the two would record each other's cases as their own.
+    InUse,
     /// Its first line is not a checkpoint header.
     NoHeader,
     /// It was written by another version or format of nqueen.
@@ -141,6 +144,7 @@ impl std::fmt::Display for CheckpointError {
             Problem::NotAFile(what) => write!(f, "is {what}, not a regular file, so it was left as it is"),
             Problem::Input(input) => write!(f, "is the input {}, so it was left as it is", shown_input(input)),
             Problem::ReadOnly => f.write_str("is read-only, so no work could be recorded in it"),
+            Problem::InUse => f.write_str("is in use by another run, so it was left as it is: give each run a checkpoint of its own"),
             Problem::NotOurs(kind) => write!(
                 f,
                 "holds {}, not a checkpoint, so it was left as it is: give the name of a new file, or of an earlier run's checkpoint",
@@ -206,16 +210,27 @@ impl Checkpoint {
     /// of nqueen; with the warning to give if its torn last line was dropped. A file that
     /// is there already is opened only if it is a regular file, none of `inputs`, and
     /// starts with a checkpoint's header (or the first bytes of one, and nothing more);
-    /// anything else is refused and left as it is.
+    /// anything else is refused and left as it is. The checkpoint is locked until it is
+    /// dropped: one that another run holds is refused.
     pub fn open(path: &Path, inputs: &[&Path]) -> Result<(Checkpoint, Option<String>), CheckpointError> {
         let fail = |problem| CheckpointError { path: path.to_path_buf(), problem };
         adoptable(path, inputs).map_err(fail)?;
-        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| fail(Problem::Io(e)))?;
+        let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| match e.kind() {
+            // Read above, so not to be written: another user's file, say.
+            io::ErrorKind::PermissionDenied if path.exists() => fail(Problem::ReadOnly),
+            _ => fail(Problem::Io(e)),
+        })?;
         // The file checked above, not one put in its place since.
         match file.metadata() {
             Ok(meta) if files::not_regular(&meta).is_some() => return Err(fail(Problem::NotAFile("not a regular file"))),
             Err(e) => return Err(fail(Problem::Io(e))),
             Ok(_) => {}
+        }
+        // Held for the run's life, and let go with the file: two runs that record into one
+        // checkpoint leave it one that neither can resume. A filesystem without locks has
+        // nothing to tell.
+        if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
+            return Err(fail(Problem::InUse));
         }
         let (lines, kept_bytes, torn) = read_lines(&mut file).map_err(|e| match e {
             ReadError::Io(e) => fail(Problem::Io(e)),
@@ -545,6 +560,20 @@ mod tests {
         std::os::unix::fs::symlink(&input, &link).unwrap();
         let said = Checkpoint::open(&link, &[input.as_path()]).err().unwrap().to_string();
         assert!(said.ends_with(&format!("is the input {}, so it was left as it is", input.display())), "{said}");
+    }
+
+    #[test]
+    fn a_checkpoint_is_held_by_one_run_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("two.ckpt");
+        let (first, _) = Checkpoint::open(&path, &[]).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let said = Checkpoint::open(&path, &[]).err().unwrap();
+        assert!(!said.is_io());
+        assert!(said.to_string().ends_with("is in use by another run, so it was left as it is: give each run a checkpoint of its own"));
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        drop(first);
+        assert!(Checkpoint::open(&path, &[]).is_ok());
     }
 
     #[test]

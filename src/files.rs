@@ -75,6 +75,41 @@ fn first_same<'a>(meta: &Metadata, path: &Path, inputs: impl IntoIterator<Item =
     inputs.into_iter().find(|input| std::fs::metadata(input).is_ok_and(|m| same_file(meta, &m, path, input)))
 }
 
+/// The first of `paths` that names the same file as one before it, and that one, by their
+/// places: told by device and inode (on Unix), else by the path with every link followed,
+/// and by the path as given where the file cannot be looked at.
+pub fn first_repeat(paths: &[&Path]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
+    for (k, path) in paths.iter().enumerate() {
+        match seen.entry(file_key(path)) {
+            std::collections::hash_map::Entry::Occupied(earlier) => return Some((*earlier.get(), k)),
+            std::collections::hash_map::Entry::Vacant(new) => new.insert(k),
+        };
+    }
+    None
+}
+
+/// What tells the file at `path` from others (see [`first_repeat`]).
+#[derive(Hash, PartialEq, Eq)]
+enum FileKey {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    Path(std::path::PathBuf),
+}
+
+fn file_key(path: &Path) -> FileKey {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return FileKey::Inode(meta.dev(), meta.ino());
+    }
+    #[cfg(not(unix))]
+    if let Ok(path) = std::fs::canonicalize(path) {
+        return FileKey::Path(path);
+    }
+    FileKey::Path(path.to_path_buf())
+}
+
 /// The input file at `path`, opened for reading, or why it cannot be: a directory is not
 /// `expected` ("judge input", "a part file").
 pub fn open_input(path: &Path, expected: &'static str) -> Result<std::fs::File, FileError> {

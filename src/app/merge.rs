@@ -10,11 +10,17 @@ use super::{Failure, Input, Merging, Outcome, Sink};
 use crate::control::{AtRest, Control};
 use crate::error::Error;
 use crate::files::kind::Kind as FileKind;
-use crate::files::whole::{self, Rules};
+use crate::files::whole::{self, Own, Rules};
 use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
-use crate::words::{counted, plural, shown, STDIN};
+use crate::words::{counted, plural, shown, STDIN, STDIN_PATH};
 
-/// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`.
+/// The summary `merge --summary` writes, and how a file is known for one.
+const SUMMARY: Own = Own { role: "summary", kind: FileKind::Summary, written: summary::is_written };
+/// The picture `status --plot` draws, and how a file is known for one.
+const PLOT: Own = Own { role: "plot", kind: FileKind::Plot, written: plot::is_written };
+
+/// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`. A file
+/// given twice is refused before any is read: its records would be taken for recounts.
 ///
 /// Reading and adding up many records takes a while and writes nothing: the run is at rest
 /// meanwhile (see [`Control::at_rest`]), so that a signal ends it at once. What it then
@@ -27,6 +33,16 @@ pub(super) fn run<O: Write, E: Write>(
     sink: &mut Sink<'_, O, E>,
     outcome: &mut Outcome,
 ) {
+    let named: Vec<&Path> = inputs.iter().map(|input| input.path().unwrap_or(Path::new(STDIN_PATH))).collect();
+    if let Some((first, again)) = crate::files::first_repeat(&named) {
+        let (first, again) = (inputs[first].shown(), inputs[again].shown());
+        if first == again {
+            sink.say(format_args!("{first} is given twice: give each part file once"));
+        } else {
+            sink.say(format_args!("{again} is {first}, given twice: give each part file once"));
+        }
+        return outcome.note(Failure::Usage);
+    }
     let rest = ctl.at_rest();
     let mut records = Vec::new();
     let mut unreadable = false;
@@ -76,7 +92,7 @@ pub(super) fn run<O: Write, E: Write>(
                 outcome.note(Failure::BadInput);
             }
             match picture {
-                Some((path, Ok(svg))) => write_file(path, svg.as_bytes(), ("plot", FileKind::Plot), inputs, ctl, sink, outcome),
+                Some((path, Ok(svg))) => write_file(path, svg.as_bytes(), PLOT, inputs, ctl, sink, outcome),
                 Some((path, Err(e))) => {
                     sink.say(format_args!("plot {}: {e}", shown(path)));
                     outcome.note(Failure::Output);
@@ -169,7 +185,7 @@ fn answers<O: Write, E: Write>(
         summary::summary(records, &merged)
     };
     match made {
-        Ok(text) => write_file(path, text.as_bytes(), ("summary", FileKind::Summary), inputs, ctl, sink, outcome),
+        Ok(text) => write_file(path, text.as_bytes(), SUMMARY, inputs, ctl, sink, outcome),
         Err(problem) => {
             sink.say(format_args!("no summary written to {}: {problem}", shown(path)));
             outcome.note(Failure::BadInput);
@@ -200,14 +216,13 @@ fn lines<O: Write, E: Write>(lines: &[String], ctl: &Control, sink: &mut Sink<'_
     true
 }
 
-/// Writes `bytes`, a file of `role` and `kind`, to `path` whole (see [`crate::files::whole`]),
+/// Writes `bytes`, a file of the kind `own`, to `path` whole (see [`crate::files::whole`]),
 /// or to standard output for "-" (the answers then go to standard error), unless the run
-/// was stopped by a signal; a failure is
-/// noted in `outcome`.
+/// was stopped by a signal; a failure is noted in `outcome`.
 fn write_file<O: Write, E: Write>(
     path: &Path,
     bytes: &[u8],
-    (role, kind): (&'static str, FileKind),
+    own: Own,
     inputs: &[Input],
     ctl: &Control,
     sink: &mut Sink<'_, O, E>,
@@ -227,7 +242,7 @@ fn write_file<O: Write, E: Write>(
         }
         return;
     }
-    if let Err(e) = whole::write(path, bytes, &Rules { role, own: kind, inputs: &Input::paths(inputs) }) {
+    if let Err(e) = whole::write(path, bytes, &Rules { own, inputs: &Input::paths(inputs) }) {
         sink.say(format_args!("{e}"));
         outcome.note(Failure::Output);
     }

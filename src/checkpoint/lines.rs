@@ -5,10 +5,10 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 
-use serde::de::DeserializeOwned;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
+use super::torn::cut_short;
 use crate::files::digest::{self, Unsealed};
 use crate::files::json::{self, JsonError};
 use crate::files::lines::{self as bounded, LineError, Lines};
@@ -204,6 +204,9 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
     let (mut lines, mut kept) = (Vec::new(), 0u64);
     while let Some(line) = reader.next()? {
         let (number, bytes, ended) = (line.number, line.bytes, line.ended);
+        if line.text.trim_ascii().is_empty() {
+            return Err(ReadError::BadLine { line: number, why: "not a checkpoint line: it is blank".into() });
+        }
         // Only the last line can lack its newline.
         match bounded::text(line.text).map_err(NotALine::from).and_then(Line::from_text) {
             Ok(line) if ended => {
@@ -218,24 +221,6 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
     Ok((lines, kept, None))
 }
 
-/// Whether `text`, a last line with no newline, is the start of a checkpoint line: the
-/// start of a header, unit or case line, and JSON cut short where that line's fields and
-/// values were going on (a character may be cut in two).
-fn cut_short(text: &[u8]) -> bool {
-    let text = match std::str::from_utf8(text) {
-        Ok(text) => text,
-        Err(e) if e.error_len().is_none() => std::str::from_utf8(&text[..e.valid_up_to()]).unwrap_or_default(),
-        Err(_) => return false,
-    };
-    fn goes_on_as<T: DeserializeOwned>(text: &str) -> bool {
-        serde_json::from_str::<T>(text).is_err_and(|e| e.is_eof())
-    }
-    // Each line starts with its kind, and the kind may be what is cut.
-    let starts = ["{\"record\":\"header\"", "{\"record\":\"unit\"", "{\"record\":\"case\""];
-    starts.iter().any(|start| start.starts_with(text) || text.starts_with(start))
-        && (goes_on_as::<HeaderLine>(text) || goes_on_as::<UnitLine>(text) || goes_on_as::<CaseLine>(text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,7 +233,7 @@ mod tests {
             board: "ab27".into(),
             shard: 3,
             shards: 64,
-            plan: "p1".into(),
+            plan: "0f1e".into(),
             ranges: vec![[0, 5], [9, 17]],
             solutions: 1 << 70,
             nodes: 123_456,
@@ -262,7 +247,7 @@ mod tests {
             board: "cd".into(),
             shard: 0,
             shards: 1,
-            plan: "p".into(),
+            plan: "0a".into(),
             solutions: 92,
             nodes: 9,
             device_seconds: 0.5,
@@ -282,23 +267,6 @@ mod tests {
             for cut in 1..bytes.len() - 1 {
                 assert!(cut_short(&bytes[..cut]), "{:?}", String::from_utf8_lossy(&bytes[..cut]));
             }
-        }
-    }
-
-    #[test]
-    fn a_line_that_no_checkpoint_line_starts_with_is_not_cut_short() {
-        let texts: [&[u8]; 8] = [
-            b"note: started on node 5",
-            b" {\"record\":\"unit\"",
-            b"{\"note\":\"started on node 5",
-            b"{\"record\":\"note",
-            b"{\"record\":\"unit\",\"input\":\"zero\",\"case",
-            b"{\"record\":\"case\",\"input\":0}",
-            b"{\"record\":\"unit\"}, more",
-            b"{\"record\":\"header\",\"format\":1,\"nqueen\":\"0\xff",
-        ];
-        for text in texts {
-            assert!(!cut_short(text), "{}", String::from_utf8_lossy(text));
         }
     }
 }

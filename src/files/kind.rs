@@ -11,13 +11,9 @@ use serde::Deserialize;
 /// How many bytes of a file [`Kind::of`] looks at.
 pub const SNIFF: usize = 4096;
 
-/// The comment the program writes into each plot, by which it knows the plot for its own.
-/// (XML allows no `--` within a comment, so it does not name the option.)
-pub const PLOT_MARK: &str = "<!-- nqueen status plot -->";
-
-/// The mark of plots of earlier builds, which named the option: their plots are still the
-/// program's own, to be replaced.
-const OLD_PLOT_MARK: &str = "<!-- nqueen status --plot -->";
+/// How the comment starts by which the program knows a plot for its own (see
+/// `crate::parts::plot`), and the comment of earlier builds' plots, which named the option.
+pub const PLOT_MARKS: [&str; 2] = ["<!-- nqueen status plot", "<!-- nqueen status --plot -->"];
 
 /// What a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +85,7 @@ impl Kind {
         if is_answer(trimmed) {
             return Kind::Answers;
         }
-        let marked = [PLOT_MARK, OLD_PLOT_MARK].iter().any(|mark| contains(start, mark.as_bytes()));
+        let marked = PLOT_MARKS.iter().any(|mark| contains(start, mark.as_bytes()));
         if (trimmed.starts_with(b"<svg") || trimmed.starts_with(b"<?xml")) && marked {
             return Kind::Plot;
         }
@@ -222,9 +218,9 @@ mod tests {
         assert_eq!(Kind::of(br#"{"record":"header","format":1,"nqueen":"0.0.1"}"#), Kind::Checkpoint);
         assert_eq!(Kind::of(br#"{"record":"summary","format":1,"answers":[]}"#), Kind::Summary);
         assert_eq!(Kind::of(b"{\n  \"record\": \"summary\",\n  \"format\": 1"), Kind::Summary);
-        assert_eq!(Kind::of(format!("<svg width=\"1\">\n{PLOT_MARK}\n</svg>").as_bytes()), Kind::Plot);
-        assert_eq!(Kind::of(format!("<svg width=\"1\">\n{OLD_PLOT_MARK}\n</svg>").as_bytes()), Kind::Plot);
-        assert!(!PLOT_MARK[4..PLOT_MARK.len() - 3].contains("--"), "XML allows no -- within a comment");
+        assert_eq!(Kind::of(b"<svg width=\"1\">\n<!-- nqueen status plot sha256=00 -->\n</svg>"), Kind::Plot);
+        assert_eq!(Kind::of(b"<svg width=\"1\">\n<!-- nqueen status plot -->\n</svg>"), Kind::Plot);
+        assert_eq!(Kind::of(b"<svg width=\"1\">\n<!-- nqueen status --plot -->\n</svg>"), Kind::Plot);
         assert_eq!(Kind::of(b"<svg width=\"1\"></svg>"), Kind::Text);
         assert_eq!(Kind::of(br#"{"name":"notes"}"#), Kind::Json);
         assert_eq!(Kind::of(br#"{"record":"case","input":0}"#), Kind::Json);

@@ -15,8 +15,11 @@ use super::ledger::{self, Ledger};
 use super::machines::Machines;
 use super::provenance::utc;
 use super::{Located, PartsError};
-use crate::files::kind::PLOT_MARK;
 use crate::words::counted;
+
+mod mark;
+
+pub use mark::is_written;
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 800;
@@ -43,10 +46,8 @@ pub fn svg(records: &[Located], machines: &Machines) -> Result<String, PartsErro
         rates(&bottom, machines).map_err(drawing)?;
         root.present().map_err(drawing)?;
     }
-    // The mark by which a later plot knows this file for one of nqueen's, after the opening tag.
-    let opened = out.find("<svg").and_then(|at| out[at..].find('>').map(|end| at + end + 1)).unwrap_or(0);
-    out.insert_str(opened, &format!("\n{PLOT_MARK}"));
-    Ok(out)
+    // The mark by which a later plot knows this file for one of nqueen's, whole.
+    Ok(mark::marked(&out))
 }
 
 fn drawing<E: std::fmt::Display>(e: E) -> PartsError {

@@ -7,10 +7,13 @@
 //! The records' digest is the SHA-256 of their own digests (see [`super::digest`]), sorted,
 //! one per line: `sed -E 's/.*,"digest":"([0-9a-f]{64})"}$/\1/' parts/*.jsonl | LC_ALL=C
 //! sort | sha256sum` for records of format 2.
+//!
+//! A summary is replaced only by a later one: a file is taken for one nqueen wrote where
+//! the whole of it is a summary, field for field, as nqueen writes it ([`is_written`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::ledger::{self, Ledger};
 use super::merge::Merged;
@@ -19,10 +22,13 @@ use crate::files::digest;
 
 /// The summary's format.
 const FORMAT: u32 = 1;
+/// Its `record` field, as of every JSON file nqueen writes.
+const RECORD: &str = "summary";
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Summary {
-    record: &'static str,
+    record: String,
     format: u32,
     /// What a plain run prints, line by line, and what it says of bad input.
     answers: Vec<String>,
@@ -35,7 +41,8 @@ struct Summary {
     records_digest: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CaseSummary {
     input: usize,
     file: String,
@@ -57,7 +64,29 @@ struct CaseSummary {
     runs: usize,
     hosts: usize,
     /// Seconds of counting by backend ("cpu", "gpu"), as the records say.
-    seconds: BTreeMap<String, f64>,
+    seconds: BTreeMap<String, Seconds>,
+    /// Records by how they counted the last rows ("search", "join"), as builds with a table
+    /// join wrote it: read, so that their summaries are still known for nqueen's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    methods: BTreeMap<String, usize>,
+}
+
+/// Seconds, written as JSON writes a number, and read back exactly from the text (the JSON
+/// reader's own may miss by the last bit, and a summary read back must write the same).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Seconds(f64);
+
+impl Serialize for Seconds {
+    fn serialize<S: Serializer>(&self, to: S) -> Result<S::Ok, S::Error> {
+        to.serialize_f64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: Deserializer<'de>>(from: D) -> Result<Seconds, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(from)?;
+        raw.get().parse().map(Seconds).map_err(|_| serde::de::Error::custom("not a number"))
+    }
 }
 
 /// The summary of `records`, which merged into `merged`, as one JSON document (with a
@@ -82,7 +111,7 @@ pub fn summary(records: &[Located], merged: &Merged) -> Result<String, PartsErro
                 .into_iter()
                 .map(|(kind, mut s)| {
                     s.sort_by(f64::total_cmp);
-                    (kind, s.iter().sum())
+                    (kind, Seconds(s.iter().sum()))
                 })
                 .collect();
             let first = all[0];
@@ -102,6 +131,7 @@ pub fn summary(records: &[Located], merged: &Merged) -> Result<String, PartsErro
                 runs: by_shard.all().iter().map(|r| r.record.run()).collect::<BTreeSet<_>>().len(),
                 hosts: by_shard.all().iter().map(|r| r.record.host()).collect::<BTreeSet<_>>().len(),
                 seconds,
+                methods: BTreeMap::new(),
             });
         }
     }
@@ -109,7 +139,7 @@ pub fn summary(records: &[Located], merged: &Merged) -> Result<String, PartsErro
     digests.sort_unstable();
     let listed: String = digests.iter().flat_map(|d| [*d, "\n"]).collect();
     let summary = Summary {
-        record: "summary",
+        record: RECORD.to_string(),
         format: FORMAT,
         answers: merged.answers.clone(),
         input_errors: merged.input_errors.clone(),
@@ -118,9 +148,25 @@ pub fn summary(records: &[Located], merged: &Merged) -> Result<String, PartsErro
         records: records.len(),
         records_digest: digest::of(&listed),
     };
-    let mut text = serde_json::to_string_pretty(&summary).expect("a summary is plain data");
+    Ok(text(&summary))
+}
+
+/// `summary` as nqueen writes it: pretty JSON and a final newline.
+fn text(summary: &Summary) -> String {
+    let mut text = serde_json::to_string_pretty(summary).expect("a summary is plain data");
     text.push('\n');
-    Ok(text)
+    text
+}
+
+/// Whether `bytes`, the whole of a file, are a summary as nqueen writes one: JSON whose
+/// fields are a summary's, each of its kind, written out again to the same bytes. A file
+/// with more in it, or a field added, edited or set out otherwise, is not.
+pub fn is_written(bytes: &[u8]) -> bool {
+    let Ok(read) = std::str::from_utf8(bytes) else { return false };
+    match serde_json::from_str::<Summary>(read) {
+        Ok(summary) => summary.record == RECORD && summary.format == FORMAT && text(&summary) == read,
+        Err(_) => false,
+    }
 }
 
 #[cfg(test)]
@@ -149,5 +195,36 @@ mod tests {
         // A disagreeing recount makes no summary.
         records.push(recount(&records[0], "r3", 99));
         assert!(matches!(summarised(records), Err(PartsError::Disagree(why)) if why.contains("counted differently")));
+    }
+
+    #[test]
+    fn a_summary_is_known_as_written_whole_and_unedited_only() {
+        let fixture = include_str!("../../fixtures/parts/empty_22.recounted.summary.json");
+        assert!(is_written(fixture.as_bytes()));
+        let located = located(run());
+        let made = summary(&located, &merge(&located)).unwrap();
+        assert!(is_written(made.as_bytes()));
+        // A summary of builds that had a table join names the methods.
+        let seconds_end = fixture.find("\n      }\n    }").unwrap() + "\n      }".len();
+        let methods = ",\n      \"methods\": {\n        \"search\": 68\n      }";
+        assert!(is_written(format!("{}{methods}{}", &fixture[..seconds_end], &fixture[seconds_end..]).as_bytes()));
+        let edited = [
+            format!("{fixture}// checked by alice\n"),
+            format!("{fixture}\n"),
+            fixture.trim_end().to_string(),
+            fixture.replacen("\"hosts\": 1,", "\"hosts\": 1,\n      \"mine\": \"data\",", 1),
+            fixture.replacen("2691008701644,", "2691008701644.0,", 1),
+            fixture.replacen("295.951912016", "295.9519120160", 1),
+            fixture.replacen("\"format\": 1", "\"format\": 2", 1),
+            fixture.replacen("\"record\": \"summary\"", "\"record\": \"summarY\"", 1),
+            fixture.replacen("  \"format\"", " \"format\"", 1),
+            format!("{{\n  \"record\": \"summary\",\n{}", "note\n".repeat(2000)),
+            "{\"record\":\"summary\"} and my thesis".to_string(),
+            "{\"record\":\"summary\",\"mine\":\"data\"}".to_string(),
+            String::new(),
+        ];
+        for text in edited {
+            assert!(!is_written(text.as_bytes()), "{:?}", &text[text.len().saturating_sub(300)..]);
+        }
     }
 }

@@ -191,10 +191,12 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .code(1)
         .stdout("Case 1: 92\n")
         .stderr(predicate::str::contains("fixtures/sample.in: case 2: missing shard 1 of 3"));
-    // The same shard twice.
+    // The same shard twice, in a copy of its file.
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&parts[1], &copy).unwrap();
     nqueen()
         .arg("merge")
-        .args(all(&[&parts[1]]))
+        .args(all(&[&copy]))
         .assert()
         .code(1)
         .stderr(predicate::str::contains("was counted twice").and(predicate::str::contains("part-1.jsonl, line 1 (shard 1)")));
@@ -240,6 +242,30 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .assert()
         .success()
         .stdout(predicate::str::contains("11 of 11 cases complete in 2 inputs of 3 shards"));
+}
+
+#[test]
+fn a_part_file_given_twice_is_refused_before_any_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = run_shards(dir.path(), 2, &["fixtures/sample.in"], &[]);
+    std::os::unix::fs::symlink("part-0.jsonl", dir.path().join("link.jsonl")).unwrap();
+    let text = std::fs::read(&parts[0]).unwrap();
+    for (command, args, said) in [
+        ("merge", vec!["part-0.jsonl", "part-1.jsonl", "part-0.jsonl"], "part-0.jsonl is given twice"),
+        ("merge", vec!["part-0.jsonl", "part-1.jsonl", "./part-0.jsonl"], "./part-0.jsonl is part-0.jsonl, given twice"),
+        ("status", vec!["link.jsonl", "part-1.jsonl", "part-0.jsonl"], "part-0.jsonl is link.jsonl, given twice"),
+        ("recheck", vec!["--share", "1", "-", "part-1.jsonl", "-"], "<stdin> is given twice"),
+    ] {
+        nqueen()
+            .current_dir(dir.path())
+            .arg(command)
+            .args(&args)
+            .write_stdin(text.clone())
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!("nqueen: {said}: give each part file once\n"));
+    }
 }
 
 #[test]

@@ -11,6 +11,10 @@ use std::process::Command;
 
 use super::{nqueen, seen, text, SAMPLE};
 
+/// A note that starts as a unit line does, with no newline: not one nqueen could write, since
+/// a board is a hash in hex digits.
+const NOTE: &[u8] = b"{\"record\":\"unit\",\"input\":0,\"case\":1,\"board\":\"my note here, do not lose";
+
 /// A checkpoint of the sample, in a directory of its own.
 fn checkpoint() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
@@ -33,6 +37,8 @@ fn a_line_in_a_checkpoint_that_nqueen_did_not_write_is_refused_and_the_file_kept
         ("a note with no newline", [&whole[..], b"note: started on node 5"].concat(), lines + 1),
         ("JSON of another kind", [&whole[..], b"{\"record\":\"note\"}\n"].concat(), lines + 1),
         ("an edited last line", [&whole[..last], edited.as_bytes()].concat(), lines),
+        ("a note in the shape of a line, with no newline", [&whole[..], NOTE].concat(), lines + 1),
+        ("a blank line", [&whole[..], b"\n"].concat(), lines + 1),
     ] {
         fs::write(&path, &bytes).unwrap();
         let before = seen(&path);
@@ -40,6 +46,9 @@ fn a_line_in_a_checkpoint_that_nqueen_did_not_write_is_refused_and_the_file_kept
         let said = format!("nqueen: checkpoint run.ck: line {line}: not a checkpoint line: ");
         assert_eq!((code, stdout.as_str(), err.lines().count()), (Some(1), "", 1), "{what}: {err}");
         assert!(err.starts_with(&said), "{what}: {err}");
+        if what == "a blank line" {
+            assert_eq!(err, format!("{said}it is blank\n"));
+        }
         assert_eq!(seen(&path), before, "{what}: the checkpoint changed");
     }
     // A line cut short by a kill, anywhere up to its newline, is dropped, and the run goes on.

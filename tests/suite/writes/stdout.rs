@@ -108,6 +108,21 @@ fn a_summary_or_plot_named_dash_is_alone_on_standard_output_and_the_answers_go_t
 }
 
 #[test]
+fn a_summary_or_plot_named_dash_that_cannot_be_written_is_named_as_what_failed() {
+    let dir = workshop();
+    for (args, what) in [(["merge", "--summary", "-", "part.jsonl"], "summary"), (["status", "--plot", "-", "part.jsonl"], "plot")] {
+        let full = fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let run = nqueen().current_dir(dir.path()).args(args).stdout(full).output().unwrap();
+        let (code, _, err) = text(&run);
+        let said = format!("nqueen: cannot write the {what}: No space left on device\n");
+        assert_eq!((code, err.lines().filter(|l| l.starts_with("nqueen: ")).count()), (Some(4), 1), "{err}");
+        assert!(err.ends_with(&said), "{args:?}: {err}");
+        // The answers, on standard error, came first.
+        assert!(err.starts_with(if what == "summary" { "Case 1: 92\n" } else { "case " }), "{err}");
+    }
+}
+
+#[test]
 fn the_answers_are_out_before_a_file_that_waits_for_its_reader() {
     let dir = workshop();
     let fifo = dir.path().join("fifo");
