@@ -1,5 +1,5 @@
 //! How the program writes numbers, names and errors in its messages and records: "1
-//! device", "3 devices", hex digests, file names quoted ([`quote`]), standard input as
+//! device", "3 devices", hex digests, file names quoted (`words/quote.rs`), standard input as
 //! [`STDIN`], the system's errors in the program's words.
 
 mod quote;

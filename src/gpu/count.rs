@@ -22,12 +22,12 @@ use crate::tally::Tally;
 use crate::tuning::SHARED_NODES;
 
 /// Prefixes per batch of a count's last batches, and of every batch when several devices
-/// share a board: the batches whose lanes share work at the end (see
-/// [`SHARED_TAIL_BATCHES`]) stay this small, since sharing costs a vote on every pass.
+/// share a board: the last two batches of each stream, whose lanes share work at the end,
+/// stay this small, since sharing costs a vote on every pass.
 pub const BATCH_CAP: usize = 4 << 20;
 /// Prefixes per batch before the last ones, where one device counts: fewer, larger
 /// launches leave fewer warps idle at each launch's end (16 bytes a prefix on the device,
-/// 1 GB a stream), unless the card's memory asks for less ([`Device::batch_cap`]).
+/// 1 GB a stream), unless the card's memory asks for less (a sixteenth of it at most).
 pub const LARGE_BATCH_CAP: usize = 64 << 20;
 /// The share of a card's memory that its streams' prefixes may take.
 const BATCH_MEMORY_SHARE: usize = 16;
