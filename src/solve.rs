@@ -219,8 +219,14 @@ mod tests {
 
     #[test]
     fn small_boards_never_open_the_gpu_and_big_ones_do() {
-        let mut solver = Solver::new(Options::default());
+        let mut solver = Solver::new(Options { no_symmetry: true, ..Options::default() });
         solver.solve(&Board::empty(12).unwrap(), false, &Control::default()).unwrap();
+        // Whole 14x14 trees on one thread, as on a busy machine, until together they have
+        // kept the CPU three times longer than opening the GPU takes: still never opened.
+        let (one, started) = (rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap(), Instant::now());
+        while started.elapsed().as_secs_f64() < 3.0 * crate::tuning::GPU_START_SECONDS {
+            one.install(|| solver.solve(&Board::empty(14).unwrap(), false, &Control::default())).unwrap();
+        }
         assert!(solver.gpu.is_idle());
         solver.look_ahead(&Board::empty(19).unwrap());
         assert!(!solver.gpu.is_idle());

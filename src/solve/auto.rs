@@ -150,7 +150,8 @@ impl Auto {
         }
         let started = Instant::now();
         backend::count_on_cpu(job, options.schedule, ctl, report)?;
-        if gpu.is_idle() {
+        // A small board's time on a busy CPU says nothing of what the GPU would save.
+        if gpu.is_idle() && may_need_a_gpu(board.n()) {
             self.gain.counted(board, started.elapsed().as_secs_f64(), report.nodes as f64);
             self.open_if_it_pays(gpu);
         }
