@@ -1,7 +1,8 @@
 //! What the program says when its command line is wrong, and how it prints its help: one
 //! `error:` line in its own words, under the usage of the command that was given (as the
 //! command's own `-h` shows it), status 2; the help and the version (and what `--generate`
-//! makes) on standard output, status 4 where they cannot be written.
+//! makes) on standard output, status 4 where they cannot be written, 0 where its reader has
+//! closed the pipe.
 
 use std::io::Write;
 use std::path::Path;
@@ -23,7 +24,8 @@ pub fn parse() -> Cli {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             let shown = e.print().and_then(|_| std::io::stdout().flush());
-            if let Err(why) = shown {
+            // A reader that closes the pipe (`--help | head -1`) ends it quietly.
+            if let Err(why) = shown.or_else(|why| if why.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(why) }) {
                 let what = if e.kind() == ErrorKind::DisplayHelp { "help" } else { "version" };
                 eprintln!("nqueen: cannot write the {what}: {}", nqueen::words::os_words(&why));
                 std::process::exit(EXIT_OUTPUT);

@@ -238,6 +238,31 @@ fn a_write_error_is_one_line_and_exit_status_4() {
     assert_eq!((code, err.lines().count()), (Some(4), 1), "{err}");
 }
 
+#[test]
+fn a_reader_that_closed_the_pipe_ends_every_output_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts: Vec<String> = sample_parts(dir.path()).iter().map(|p| p.display().to_string()).collect();
+    let runs: [Vec<&str>; 9] = [
+        vec!["--help"],
+        vec!["-h"],
+        vec!["--version"],
+        vec!["help", "merge"],
+        vec!["merge", "--help"],
+        vec!["--generate", "man"],
+        vec!["table", "4..12"],
+        vec!["merge", &parts[0], &parts[1]],
+        vec![SAMPLE],
+    ];
+    for args in runs {
+        // The pipe's reader is gone before nqueen writes a byte.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).args(&args).stdout(writer).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn ctrl_c_at_a_terminal_prompt_ends_nqueen_at_once() {
