@@ -239,7 +239,10 @@ impl Checkpoint {
         let mut warning = None;
         if let Some(line) = torn {
             file.set_len(kept_bytes).map_err(|e| fail(Problem::Truncate(e)))?;
-            warning = Some(format!("checkpoint {}: dropped its torn last line {line} (a run was stopped mid-write)", shown(path)));
+            warning = Some(format!(
+                "checkpoint {}: dropped its torn last line {line} (a run was stopped or ran out of room mid-write)",
+                shown(path)
+            ));
         }
         let mut checkpoint =
             Checkpoint { path: path.to_path_buf(), file: Mutex::new(file), cases: HashMap::new(), entries: HashMap::new() };

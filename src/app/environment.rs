@@ -25,9 +25,14 @@ pub(super) fn warnings(mode: &Mode, var: impl Fn(&str) -> Option<OsString>) -> V
         said.push(format!("{SEARCH_VARIABLE}={value:?} is not a search: avx512, avx2 or scalar; the widest this CPU has is used"));
     }
     if let Some(value) = text(SHOW_AFTER_VARIABLE).filter(|v| counts && progress::milliseconds(v).is_none()) {
-        said.push(format!(
-            "{SHOW_AFTER_VARIABLE}={value:?} is not a number of milliseconds: a whole number from 0, e.g. 200; the bar waits a second"
-        ));
+        let digits = value.trim();
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            said.push(format!("{SHOW_AFTER_VARIABLE}={value:?} is too large: at most {} milliseconds; the bar waits a second", u64::MAX));
+        } else {
+            said.push(format!(
+                "{SHOW_AFTER_VARIABLE}={value:?} is not a number of milliseconds: a whole number from 0, e.g. 200; the bar waits a second"
+            ));
+        }
     }
     let writes_records = matches!(mode, Mode::Count(c) if c.shards.is_some());
     match var(MACHINE_VARIABLE).filter(|_| writes_records).map(OsString::into_string) {
@@ -76,6 +81,10 @@ mod tests {
         assert_eq!(
             said(&count, &[(SHOW_AFTER_VARIABLE, "abc")]),
             ["NQUEEN_PROGRESS_AFTER_MS=\"abc\" is not a number of milliseconds: a whole number from 0, e.g. 200; the bar waits a second"]
+        );
+        assert_eq!(
+            said(&count, &[(SHOW_AFTER_VARIABLE, "99999999999999999999")]),
+            ["NQUEEN_PROGRESS_AFTER_MS=\"99999999999999999999\" is too large: at most 18446744073709551615 milliseconds; the bar waits a second"]
         );
         assert_eq!(said(&count, &[(SHOW_AFTER_VARIABLE, "250")]), Vec::<String>::new());
         assert_eq!(

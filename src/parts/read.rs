@@ -65,6 +65,9 @@ pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError
             Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}: {e}")))),
         };
         let (number, complete) = (line.number, line.ended);
+        if complete && line.text.iter().all(u8::is_ascii_whitespace) {
+            return (records, Some(PartsError::Unreadable(format!("{name}: line {number}: not a part record: it is blank"))));
+        }
         let parsed = lines::text(line.text).and_then(|json| Record::from_line(json).map(|r| (r, json)));
         let problem = match parsed {
             Ok((r, _)) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
@@ -79,7 +82,7 @@ pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError
             },
             // What a file holds, where its start says it is another kind of file.
             Err(_) if number == 1 && foreign(kind::of_recorded(&start)) => kind::of_recorded(&start).instead_of("a part record"),
-            _ if !complete => "a torn last line (the run that wrote it was stopped mid-write)".to_string(),
+            _ if !complete => "a torn last line (the run that wrote it was stopped or ran out of room mid-write)".to_string(),
             Ok(_) => unreachable!("complete lines are taken above"),
             Err(why) => format!("not a part record: {why}"),
         };
@@ -147,13 +150,20 @@ mod tests {
         let (kept, problem) = read_from(torn.as_bytes(), "p");
         assert_eq!(
             (kept.len(), problem),
-            (1, Some(PartsError::Unreadable("p: line 2: a torn last line (the run that wrote it was stopped mid-write)".into())))
+            (
+                1,
+                Some(PartsError::Unreadable(
+                    "p: line 2: a torn last line (the run that wrote it was stopped or ran out of room mid-write)".into()
+                ))
+            )
         );
         assert!(read_from(format!("{whole}Case 1: 92\n").as_bytes(), "p")
             .1
             .unwrap()
             .to_string()
             .starts_with("p: line 2: not a part record"));
+        let blank = read_from(format!("{whole}\n").as_bytes(), "p");
+        assert_eq!((blank.0.len(), blank.1.unwrap().to_string()), (1, "p: line 2: not a part record: it is blank".to_string()));
         let other = whole.replace("\"format\":2", "\"format\":9");
         assert!(read_from(other.as_bytes(), "p").1.unwrap().to_string().contains("format 9, expected 1 to 2"));
     }
