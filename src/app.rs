@@ -248,6 +248,10 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     if let Err(stop) = sink.flush() {
         outcome.stopped(stop);
     }
+    // A signal that came while the work was finishing anyway still ends it as a signal.
+    if let Some(signal) = ctl.signal() {
+        outcome.note(Failure::Signal(signal));
+    }
     outcome.status()
 }
 
@@ -281,6 +285,15 @@ pub fn stdout_apart(config: &Config) -> Result<(), FileError> {
     }
     match config.outputs().into_iter().find(|(_, path)| crate::files::is_stdout(path)) {
         Some((role, path)) => Err(FileError::StdoutIsOutput { role, path: path.to_path_buf() }),
+        None => Ok(()),
+    }
+}
+
+/// The file the run `config` writes by name that standard error writes to, if one is: the
+/// messages would go into it (`--checkpoint c.ck 2>> c.ck`), or it would replace them.
+pub fn stderr_apart(config: &Config) -> Result<(), FileError> {
+    match config.outputs().into_iter().find(|(_, path)| crate::files::is_stderr(path)) {
+        Some((role, path)) => Err(FileError::StderrIsOutput { role, path: path.to_path_buf() }),
         None => Ok(()),
     }
 }

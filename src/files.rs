@@ -37,6 +37,12 @@ pub fn small_text(path: &str, most: u64) -> Option<String> {
     Some(text.trim().to_string()).filter(|t| !t.is_empty())
 }
 
+/// Whether `path`, its links followed, is a device, FIFO or socket: read or written as it
+/// is (see [`whole::write`]), and opening it may wait for the other end.
+pub fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| !meta.is_dir() && not_regular(&meta).is_some())
+}
+
 /// What a file that is not a regular file is, for messages: "a directory", "a FIFO", ...
 pub fn not_regular(meta: &Metadata) -> Option<&'static str> {
     let t = meta.file_type();
@@ -124,6 +130,9 @@ pub fn open_input(path: &Path, expected: &'static str) -> Result<std::fs::File, 
 /// its path.
 pub fn io_words(path: &Path, e: &std::io::Error) -> String {
     let said = open_words(path, e);
+    if let Some(dir) = unwritable_directory(path).filter(|_| e.kind() == std::io::ErrorKind::PermissionDenied) {
+        return format!("its directory {} does not let this user make files in it", shown(dir));
+    }
     if e.kind() == std::io::ErrorKind::NotADirectory {
         return format!("cannot create it: {said}");
     }
@@ -142,6 +151,24 @@ pub fn io_words(path: &Path, e: &std::io::Error) -> String {
     }
 }
 
+/// The directory of `path`, where this user may not create files in it: a file written
+/// whole is made there first (see [`whole::write`]).
+fn unwritable_directory(path: &Path) -> Option<&Path> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: access(2) only reads the NUL-terminated path.
+        (dir.is_dir() && unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0).then_some(dir)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
 /// The first of `inputs` that standard output writes to, where that is a regular file: a
 /// run would write its answers into what it reads (`nqueen in >> in`). Told by device and
 /// inode, so on Unix only.
@@ -157,6 +184,14 @@ pub fn stdout_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'
 pub fn is_stdout(path: &Path) -> bool {
     let Some(out) = stdout_file().filter(|out| out.is_file() || is_fifo(out)) else { return false };
     std::fs::metadata(path).is_ok_and(|m| same_file(&out, &m, Path::new("/dev/stdout"), path))
+}
+
+/// Whether `path` names the regular file standard error writes to under any name: the
+/// run's messages would be written into a file it writes by name (`--checkpoint c.ck 2>>
+/// c.ck`). On Unix only, as above.
+pub fn is_stderr(path: &Path) -> bool {
+    let Some(err) = stderr_file().filter(Metadata::is_file) else { return false };
+    std::fs::metadata(path).is_ok_and(|m| same_file(&err, &m, Path::new("/dev/stderr"), path))
 }
 
 /// Whether `meta` is a FIFO's, or a pipe's.
@@ -180,9 +215,22 @@ fn stdout_file() -> Option<Metadata> {
     std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?).metadata().ok()
 }
 
+/// What standard error writes to, as [`stdout_file`] tells it.
+#[cfg(unix)]
+fn stderr_file() -> Option<Metadata> {
+    use std::os::fd::AsFd;
+    std::fs::File::from(std::io::stderr().as_fd().try_clone_to_owned().ok()?).metadata().ok()
+}
+
 /// Standard output is told apart from other files on Unix only (see the Unix version).
 #[cfg(not(unix))]
 fn stdout_file() -> Option<Metadata> {
+    None
+}
+
+/// Standard error is told apart from other files on Unix only, as standard output is.
+#[cfg(not(unix))]
+fn stderr_file() -> Option<Metadata> {
     None
 }
 

@@ -19,7 +19,8 @@ const SIGNAL_LOOK_EVERY: Duration = Duration::from_millis(5);
 fn main() {
     // Before any thread starts: it sets an environment variable.
     nqueen::gpu::ask_for_few_queues();
-    if let Err(why) = app::stdout_writable(stdout_closed_at_start()) {
+    let (stdin_closed, stdout_closed) = closed_at_start();
+    if let Err(why) = app::stdout_writable(stdout_closed) {
         no_answers(why);
     }
     let cli = cli::parse();
@@ -34,8 +35,17 @@ fn main() {
         eprintln!("nqueen: warning: cannot catch Ctrl-C ({e}); it will stop the program at once");
     }
     let config = cli.config(std::io::stderr().is_terminal());
+    // Else a closed standard input reads as an empty one, and the run answers nothing.
+    if stdin_closed && config.inputs.iter().any(|input| matches!(input, app::Input::Stdin)) {
+        eprintln!("nqueen: cannot read {}: standard input is closed", nqueen::words::STDIN);
+        std::process::exit(app::EXIT_BAD_INPUT);
+    }
     if let Err(why) = app::stdout_apart(&config) {
         no_answers(why);
+    }
+    if let Err(why) = app::stderr_apart(&config) {
+        eprintln!("nqueen: cannot write the messages: {why}");
+        std::process::exit(app::EXIT_OUTPUT)
     }
     let mut solver = Solver::new(config.solve.clone());
     // Buffered: the run flushes the answers whenever it may stop writing for a while.
@@ -54,17 +64,19 @@ fn no_answers(why: impl std::fmt::Display) -> ! {
     std::process::exit(app::EXIT_OUTPUT)
 }
 
-/// Whether standard output was closed when the process started, as found before `main`,
-/// where the standard library puts /dev/null in its place.
-fn stdout_closed_at_start() -> bool {
+/// Whether standard input and standard output were closed when the process started, as
+/// found before `main`, where the standard library puts /dev/null in their place.
+fn closed_at_start() -> (bool, bool) {
     #[cfg(target_os = "linux")]
     {
         use std::sync::atomic::{AtomicBool, Ordering};
-        static CLOSED: AtomicBool = AtomicBool::new(false);
+        static CLOSED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
         extern "C" fn look() {
-            // SAFETY: F_GETFD only reads the descriptor's flags.
-            if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
-                CLOSED.store(true, Ordering::Relaxed);
+            for (fd, closed) in CLOSED.iter().enumerate() {
+                // SAFETY: F_GETFD only reads the descriptor's flags.
+                if unsafe { libc::fcntl(fd as libc::c_int, libc::F_GETFD) } == -1 {
+                    closed.store(true, Ordering::Relaxed);
+                }
             }
         }
         // Run by the loader before the standard library's start-up, which opens /dev/null
@@ -72,10 +84,10 @@ fn stdout_closed_at_start() -> bool {
         #[used]
         #[link_section = ".init_array"]
         static LOOK: extern "C" fn() = look;
-        CLOSED.load(Ordering::Relaxed)
+        (CLOSED[0].load(Ordering::Relaxed), CLOSED[1].load(Ordering::Relaxed))
     }
     #[cfg(not(target_os = "linux"))]
-    false
+    (false, false)
 }
 
 /// On SIGINT or SIGTERM (Ctrl-C on Windows), asks the work to stop, and exits with 128 +

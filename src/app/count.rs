@@ -4,6 +4,7 @@
 //! plan of each case's shards instead of a count.
 
 use std::io::{self, Read, Write};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -74,7 +75,7 @@ pub(super) fn run<O: Write, E: Write>(
     for (index, input) in config.inputs.iter().enumerate() {
         let reader: Box<dyn Read + Send> = match input {
             Input::Stdin => Box::new(io::stdin()),
-            Input::File(path) => match files::open_input(path, "judge input") {
+            Input::File(path) => match open_at_rest(path, ctl, sink) {
                 Ok(f) => Box::new(f),
                 Err(why) => {
                     sink.say(format_args!("{}: {why}", input.shown()));
@@ -93,6 +94,13 @@ pub(super) fn run<O: Write, E: Write>(
             Err(stop) => return outcome.stopped(stop),
         }
     }
+}
+
+/// Opens the judge input at `path`. A FIFO may wait for its writer: the answers so far go
+/// out first, and a signal may then end the run at once (see [`Control::at_rest`]).
+fn open_at_rest<O: Write, E: Write>(path: &Path, ctl: &Control, sink: &mut Sink<'_, O, E>) -> Result<std::fs::File, files::FileError> {
+    let _waiting = (files::is_stream(path) && sink.flush().is_ok()).then(|| ctl.at_rest());
+    files::open_input(path, "judge input")
 }
 
 /// A counting run: what counting a case needs besides the case.

@@ -242,6 +242,8 @@ fn write_file<O: Write, E: Write>(
         }
         return;
     }
+    // A FIFO may wait for its reader: a signal may then end the run at once.
+    let _waiting = crate::files::is_stream(path).then(|| ctl.at_rest());
     if let Err(e) = whole::write(path, bytes, &Rules { own, inputs: &Input::paths(inputs) }) {
         sink.say(format_args!("{e}"));
         outcome.note(Failure::Output);

@@ -27,6 +27,9 @@ pub enum FileError {
     /// Standard output is the file the run writes as its `role` ("checkpoint", "summary",
     /// "plot"): the answers would overwrite it, or it them.
     StdoutIsOutput { role: &'static str, path: PathBuf },
+    /// Standard error is the file the run writes as its `role`: the messages would go into
+    /// it, or it would replace them.
+    StderrIsOutput { role: &'static str, path: PathBuf },
 }
 
 impl fmt::Display for FileError {
@@ -44,6 +47,7 @@ impl fmt::Display for FileError {
                 write!(f, "standard output is {}, the {role} of this run: give --{role} - to write the {role} alone there", shown(path))
             }
             FileError::StdoutIsOutput { role, path } => write!(f, "standard output is {}, the {role} of this run", shown(path)),
+            FileError::StderrIsOutput { role, path } => write!(f, "standard error is {}, the {role} of this run", shown(path)),
         }
     }
 }

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 
 use super::kind::{Kind, SNIFF};
-use super::{among, not_regular};
+use super::{among, is_stream};
 use crate::words::{shown, shown_input, LinkLoop};
 
 /// A kind of file the program writes whole, and how it knows one it wrote.
@@ -105,6 +105,12 @@ static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Writes `bytes` to `path` by `rules` (see the module's doc).
 pub fn write(path: &Path, bytes: &[u8], rules: &Rules<'_>) -> Result<(), WriteError> {
     let fail = |problem| WriteError { role: rules.own.role, path: path.to_path_buf(), problem };
+    if is_stream(path) {
+        // A device or FIFO takes the bytes as they come, and stays what it is. Opened by
+        // the name given: `/dev/fd/N` may name a pipe that no path reaches.
+        let written = OpenOptions::new().write(true).open(path).and_then(|mut f| f.write_all(bytes).and_then(|_| f.flush()));
+        return written.map_err(|e| fail(Problem::Io(e)));
+    }
     let target = followed(path).map_err(|e| fail(Problem::Io(e)))?;
     let meta = match fs::metadata(&target) {
         Ok(meta) => Some(meta),
@@ -114,11 +120,6 @@ pub fn write(path: &Path, bytes: &[u8], rules: &Rules<'_>) -> Result<(), WriteEr
     if let Some(meta) = &meta {
         if meta.is_dir() {
             return Err(fail(Problem::Directory));
-        }
-        if not_regular(meta).is_some() {
-            // A device or FIFO takes the bytes as they come, and stays what it is.
-            let written = OpenOptions::new().write(true).open(&target).and_then(|mut f| f.write_all(bytes).and_then(|_| f.flush()));
-            return written.map_err(|e| fail(Problem::Io(e)));
         }
         if let Some(input) = among(&target, rules.inputs.iter().copied()) {
             return Err(fail(Problem::Input(input.to_path_buf())));

@@ -221,6 +221,31 @@ fn an_endless_stream_of_binary_data_is_refused_at_once() {
 
 #[cfg(target_os = "linux")]
 #[test]
+fn a_closed_standard_input_is_an_error_where_it_is_read() {
+    use std::os::unix::process::CommandExt;
+    let closed = |args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"));
+        command.args(args);
+        // SAFETY: close is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                libc::close(0);
+                Ok(())
+            });
+        }
+        let out = command.output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let said = "nqueen: cannot read <stdin>: standard input is closed\n";
+    for args in [&[][..], &["-"], &[SAMPLE, "-"], &["merge"], &["status"]] {
+        assert_eq!(closed(args), (Some(1), String::new(), said.to_string()), "{args:?}");
+    }
+    // A run that does not read it does not care.
+    assert_eq!(closed(&[SAMPLE]), (Some(0), "Case 1: 92\nCase 2: 1\n".to_string(), String::new()));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
 fn answers_with_nowhere_to_go_are_an_error() {
     use std::os::unix::process::CommandExt;
     let mut closed = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"));

@@ -75,3 +75,43 @@ fn merge_status_recheck_and_table_stop_at_a_signal_and_write_nothing() {
         }
     }
 }
+
+#[test]
+fn a_run_waiting_to_open_a_fifo_stops_at_a_signal_its_answers_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    std::fs::write(at.join("e8.in"), format!("8\n{}", "........\n".repeat(8))).unwrap();
+    let parts = Command::new(BIN).current_dir(at).args(["--shard", "0-1/2", "e8.in"]).output().unwrap();
+    std::fs::write(at.join("parts.jsonl"), parts.stdout).unwrap();
+    let fifo = std::ffi::CString::new(at.join("fifo").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a path of our own.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    // An input with no writer yet, and a summary or plot with no reader yet.
+    let runs: [(&[&str], &str); 5] = [
+        (&["fifo"], ""),
+        (&["e8.in", "fifo"], "Case 1: 92\n"),
+        (&["--checkpoint", "run.ck", "e8.in", "fifo"], "Case 1: 92\n"),
+        (&["merge", "--summary", "fifo", "parts.jsonl"], "Case 1: 92\n"),
+        (&["status", "--plot", "fifo", "parts.jsonl"], "case "),
+    ];
+    for (args, first) in runs {
+        for (signal, status) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+            let _ = std::fs::remove_file(at.join("run.ck"));
+            let mut child = Command::new(BIN).current_dir(at).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+            let sent = Instant::now();
+            // SAFETY: a plain kill(2) of the child, which is not yet reaped.
+            assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+            let (code, killed) = wait_or_kill(&mut child, Duration::from_secs(20));
+            let took = sent.elapsed();
+            let mut out = String::new();
+            std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+            assert!(!killed && took < PROMPT, "{args:?}, signal {signal}: ended {took:?} after it");
+            assert_eq!(code.code(), Some(status), "{args:?}, signal {signal}");
+            assert!(out.starts_with(first), "{args:?}, signal {signal}: the answers before the wait are lost: {out:?}");
+        }
+    }
+    // The checkpoint kept the first input's case: a resume prints it without counting.
+    let resumed = Command::new(BIN).current_dir(at).args(["--checkpoint", "run.ck", "e8.in"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&resumed.stdout), "Case 1: 92\n");
+}

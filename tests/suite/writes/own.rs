@@ -71,3 +71,45 @@ fn an_earlier_summary_or_plot_whole_or_an_empty_file_is_replaced() {
         assert_ne!(after, bytes, "{option}: not replaced");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_directory_this_user_may_not_write_in_is_named_as_the_reason() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    let part = nqueen().args(["--shard", "0/1", "fixtures/sample.in"]).output().unwrap();
+    fs::write(at.join("part.jsonl"), &part.stdout).unwrap();
+    fs::create_dir(at.join("shut")).unwrap();
+    assert!(nqueen().current_dir(at).args(["merge", "--summary", "shut/s.json", "part.jsonl"]).output().unwrap().status.success());
+    // The summary may be written; its directory may not be.
+    fs::set_permissions(at.join("shut/s.json"), fs::Permissions::from_mode(0o666)).unwrap();
+    fs::set_permissions(at.join("shut"), fs::Permissions::from_mode(0o555)).unwrap();
+    fs::set_permissions(at, fs::Permissions::from_mode(0o755)).unwrap();
+    let before = seen(&at.join("shut/s.json"));
+    // A copy that any user may run, wherever the build lies.
+    fs::copy(env!("CARGO_BIN_EXE_nqueen"), at.join("nqueen")).unwrap();
+    let bin = at.join("nqueen");
+    let args = [bin.to_str().unwrap(), "merge", "--summary", "shut/s.json", "part.jsonl"];
+    // Root may write anywhere: it runs as nobody.
+    // SAFETY: geteuid only reads the process's user id.
+    let mut command = if unsafe { libc::geteuid() } == 0 {
+        let mut as_nobody = std::process::Command::new("setpriv");
+        as_nobody.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).args(args);
+        as_nobody
+    } else {
+        let mut plain = std::process::Command::new(args[0]);
+        plain.args(&args[1..]);
+        plain
+    };
+    let Ok(out) = command.current_dir(at).output() else {
+        return crate::common::not_here("a_directory_this_user_may_not_write_in_is_named_as_the_reason", "no setpriv to run as nobody");
+    };
+    let (code, stdout, err) = text(&out);
+    assert_eq!(
+        (code, stdout.as_str(), err.as_str()),
+        (Some(4), "Case 1: 92\nCase 2: 1\n", "nqueen: summary shut/s.json: its directory shut does not let this user make files in it\n")
+    );
+    assert_eq!(seen(&at.join("shut/s.json")), before);
+    fs::set_permissions(at.join("shut"), fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -90,6 +90,46 @@ fn standard_output_that_is_a_file_the_run_writes_is_refused_before_anything_is_w
 }
 
 #[test]
+fn standard_error_that_is_a_file_the_run_writes_is_refused_before_anything_is_written() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["--stats", "--checkpoint", "out", "sample.in"], "out, the checkpoint", "old.ck"),
+        (&["--checkpoint", "/dev/stderr", "sample.in"], "/dev/stderr, the checkpoint", "old.ck"),
+        (&["merge", "--summary", "out", "part.jsonl"], "out, the summary", "old.json"),
+        (&["status", "--plot", "/proc/self/fd/2", "part.jsonl"], "/proc/self/fd/2, the plot", "old.svg"),
+    ];
+    let dir = workshop();
+    for &(args, is, old) in cases {
+        if args.contains(&"/proc/self/fd/2") && !Path::new("/proc/self/fd/2").exists() {
+            continue;
+        }
+        let out = dir.path().join("out");
+        fs::copy(dir.path().join(old), &out).unwrap();
+        let before = fs::read(&out).unwrap();
+        let stderr = fs::OpenOptions::new().append(true).open(&out).unwrap();
+        let run = nqueen().current_dir(dir.path()).args(args).stderr(stderr).output().unwrap();
+        assert_eq!((run.status.code(), run.stdout.as_slice()), (Some(4), &b""[..]), "{args:?}");
+        // The one line the refusal leaves there is the shell's doing: nothing else is.
+        let said = format!("nqueen: cannot write the messages: standard error is {is} of this run\n");
+        assert_eq!(fs::read(&out).unwrap(), [before, said.into_bytes()].concat(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_summary_or_plot_to_a_pipe_named_by_its_descriptor_is_written_as_it_comes() {
+    let dir = workshop();
+    let summary = fs::read_to_string(dir.path().join("old.json")).unwrap();
+    for name in ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"] {
+        if !Path::new(name).exists() {
+            continue;
+        }
+        let run = nqueen().current_dir(dir.path()).args(["merge", "--summary", name, "part.jsonl"]).output().unwrap();
+        let (code, stdout, err) = text(&run);
+        assert_eq!((code, stdout.as_str()), (Some(0), "Case 1: 92\nCase 2: 1\n"), "{name}: {err}");
+        assert_eq!(err, summary, "{name}");
+    }
+}
+
+#[test]
 fn a_summary_or_plot_named_dash_is_alone_on_standard_output_and_the_answers_go_to_standard_error() {
     let dir = workshop();
     let run = nqueen().current_dir(dir.path()).args(["merge", "--summary", "-", "part.jsonl"]).output().unwrap();
