@@ -219,49 +219,39 @@ fn an_endless_stream_of_binary_data_is_refused_at_once() {
     assert_eq!((status.code(), err.as_str()), (Some(1), "nqueen: <stdin>: line 1: this holds binary data, not judge input\n"));
 }
 
+/// nqueen run with `args` and the descriptor `fd` closed: its status, output and errors.
+#[cfg(target_os = "linux")]
+fn with_closed(fd: i32, args: &[&str]) -> (Option<i32>, String, String) {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"));
+    command.args(args);
+    // SAFETY: close is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            libc::close(fd);
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_closed_standard_input_is_an_error_where_it_is_read() {
-    use std::os::unix::process::CommandExt;
-    let closed = |args: &[&str]| {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"));
-        command.args(args);
-        // SAFETY: close is async-signal-safe.
-        unsafe {
-            command.pre_exec(|| {
-                libc::close(0);
-                Ok(())
-            });
-        }
-        let out = command.output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
-    };
     let said = "nqueen: cannot read <stdin>: standard input is closed\n";
     for args in [&[][..], &["-"], &[SAMPLE, "-"], &["merge"], &["status"]] {
-        assert_eq!(closed(args), (Some(1), String::new(), said.to_string()), "{args:?}");
+        assert_eq!(with_closed(0, args), (Some(1), String::new(), said.to_string()), "{args:?}");
     }
     // A run that does not read it does not care.
-    assert_eq!(closed(&[SAMPLE]), (Some(0), "Case 1: 92\nCase 2: 1\n".to_string(), String::new()));
+    assert_eq!(with_closed(0, &[SAMPLE]), (Some(0), "Case 1: 92\nCase 2: 1\n".to_string(), String::new()));
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn answers_with_nowhere_to_go_are_an_error() {
-    use std::os::unix::process::CommandExt;
-    let mut closed = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"));
-    closed.arg(SAMPLE);
-    // SAFETY: close is async-signal-safe.
-    unsafe {
-        closed.pre_exec(|| {
-            libc::close(1);
-            Ok(())
-        });
-    }
-    let out = closed.output().unwrap();
-    assert_eq!(
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).as_ref()),
-        (Some(4), "nqueen: cannot write the answers: standard output is closed\n")
-    );
+    let (code, _, err) = with_closed(1, &[SAMPLE]);
+    assert_eq!((code, err.as_str()), (Some(4), "nqueen: cannot write the answers: standard output is closed\n"));
     let read_only = std::fs::File::open(SAMPLE).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).arg(SAMPLE).stdout(read_only).output().unwrap();
     assert_eq!(
