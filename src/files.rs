@@ -155,14 +155,14 @@ pub fn io_words(path: &Path, e: &std::io::Error) -> String {
 /// whole is made there first (see [`whole::write`]).
 fn unwritable_directory(path: &Path) -> Option<&Path> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
         use std::os::unix::ffi::OsStrExt;
         let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
         // SAFETY: access(2) only reads the NUL-terminated path.
         (dir.is_dir() && unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0).then_some(dir)
     }
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     {
         let _ = dir;
         None

@@ -72,7 +72,7 @@ fn an_earlier_summary_or_plot_whole_or_an_empty_file_is_replaced() {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 #[test]
 fn a_directory_this_user_may_not_write_in_is_named_as_the_reason() {
     use std::os::unix::fs::PermissionsExt;
