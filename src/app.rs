@@ -139,6 +139,9 @@ pub struct Config {
     pub stats: bool,
     /// Draw a progress bar on stderr for long cases.
     pub progress: bool,
+    /// Standard input was closed when the process started: where an input reads it, that
+    /// input is an error, as a missing file is (the system reads it as empty).
+    pub stdin_closed: bool,
 }
 
 impl Config {
@@ -242,7 +245,7 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
     }
     match &config.mode {
         Mode::Count(counting) => count::run(config, counting, solver, ctl, &mut sink, &mut outcome),
-        Mode::Merge(merging) => merge::run(&config.inputs, merging, ctl, &mut sink, &mut outcome),
+        Mode::Merge(merging) => merge::run(config, merging, ctl, &mut sink, &mut outcome),
         Mode::Table { from, to } => table::run(config, *from..=*to, solver, ctl, &mut sink, &mut outcome),
     }
     if let Err(stop) = sink.flush() {

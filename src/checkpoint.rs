@@ -623,5 +623,15 @@ mod tests {
             ),
             "{said}"
         );
+        // A line without its digest, or with one that is not 64 lowercase hex digits, is no
+        // line of this checkpoint's build.
+        let edited = whole.replacen("\"solutions\":292", "\"solutions\":7", 1);
+        let second = edited.lines().nth(1).unwrap();
+        let body = &second[..second.rfind(",\"digest\":\"").unwrap()];
+        for damaged in [format!("{body}}}"), format!("{body},\"digest\":\"\"}}"), format!("{body},\"digest\":\"{}\"}}", "Z".repeat(64))] {
+            std::fs::write(&path, edited.replacen(second, &damaged, 1)).unwrap();
+            let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
+            assert!(said.contains("line 2: not a checkpoint line: it lacks the digest"), "{damaged}: {said}");
+        }
     }
 }

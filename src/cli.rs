@@ -383,6 +383,7 @@ impl Cli {
             },
             stats: run.stats,
             progress: stderr_is_terminal && !run.quiet,
+            stdin_closed: false,
         }
     }
 }

@@ -34,17 +34,15 @@ fn main() {
     if let Err(e) = watch_signals(&ctl) {
         eprintln!("nqueen: warning: cannot catch Ctrl-C ({e}); it will stop the program at once");
     }
-    let config = cli.config(std::io::stderr().is_terminal());
-    // Else a closed standard input reads as an empty one, and the run answers nothing.
-    if stdin_closed && config.inputs.iter().any(|input| matches!(input, app::Input::Stdin)) {
-        eprintln!("nqueen: cannot read {}: standard input is closed", nqueen::words::STDIN);
-        std::process::exit(app::EXIT_BAD_INPUT);
-    }
+    let config = app::Config { stdin_closed, ..cli.config(std::io::stderr().is_terminal()) };
     if let Err(why) = app::stdout_apart(&config) {
         no_answers(why);
     }
     if let Err(why) = app::stderr_apart(&config) {
-        eprintln!("nqueen: cannot write the messages: {why}");
+        // On standard error the line would go into the file itself: a terminal, or nothing.
+        if std::io::stdout().is_terminal() {
+            println!("nqueen: cannot write the messages: {why}");
+        }
         std::process::exit(app::EXIT_OUTPUT)
     }
     let mut solver = Solver::new(config.solve.clone());

@@ -73,19 +73,21 @@ pub(super) fn run<O: Write, E: Write>(
     }
     let mut run = Run { config, counting, checkpoint, solver, ctl, provenance };
     for (index, input) in config.inputs.iter().enumerate() {
-        let reader: Box<dyn Read + Send> = match input {
-            Input::Stdin => Box::new(io::stdin()),
-            Input::File(path) => match open_at_rest(path, ctl, sink) {
-                Ok(f) => Box::new(f),
-                Err(why) => {
-                    sink.say(format_args!("{}: {why}", input.shown()));
-                    outcome.note(Failure::BadInput);
-                    if let Err(stop) = run.end(index, input, 0, Some(why.to_string()), sink) {
-                        return outcome.stopped(stop);
-                    }
-                    continue;
+        let opened: Result<Box<dyn Read + Send>, _> = match input {
+            Input::Stdin if config.stdin_closed => Err(files::FileError::StdinClosed),
+            Input::Stdin => Ok(Box::new(io::stdin())),
+            Input::File(path) => open_at_rest(path, ctl, sink).map(|f| Box::new(f) as Box<dyn Read + Send>),
+        };
+        let reader = match opened {
+            Ok(reader) => reader,
+            Err(why) => {
+                sink.say(format_args!("{}: {why}", input.shown()));
+                outcome.note(Failure::BadInput);
+                if let Err(stop) = run.end(index, input, 0, Some(why.to_string()), sink) {
+                    return outcome.stopped(stop);
                 }
-            },
+                continue;
+            }
         };
         let (reader, start) = Recorded::new(reader);
         match run.input(index, input, (reader, &start), sink) {

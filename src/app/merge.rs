@@ -6,12 +6,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::{Failure, Input, Merging, Outcome, Sink};
+use super::{Config, Failure, Input, Merging, Outcome, Sink};
 use crate::control::{AtRest, Control};
 use crate::error::Error;
 use crate::files::kind::Kind as FileKind;
 use crate::files::whole::{self, Own, Rules};
-use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located};
+use crate::files::FileError;
+use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located, PartsError};
 use crate::words::{counted, plural, shown, STDIN, STDIN_PATH};
 
 /// The summary `merge --summary` writes, and how a file is known for one.
@@ -19,20 +20,16 @@ const SUMMARY: Own = Own { role: "summary", kind: FileKind::Summary, written: su
 /// The picture `status --plot` draws, and how a file is known for one.
 const PLOT: Own = Own { role: "plot", kind: FileKind::Plot, written: plot::is_written };
 
-/// Merges the part files `inputs` as `merging` says, noting what fails in `outcome`. A file
-/// given twice is refused before any is read: its records would be taken for recounts.
+/// Merges the part files `config` names as `merging` says, noting what fails in `outcome`.
+/// A file given twice is refused before any is read: its records would be taken for
+/// recounts.
 ///
 /// Reading and adding up many records takes a while and writes nothing: the run is at rest
 /// meanwhile (see [`Control::at_rest`]), so that a signal ends it at once. What it then
 /// writes, it writes after a look at `ctl`: a run stopped by a signal writes no more lines,
 /// and no summary or plot.
-pub(super) fn run<O: Write, E: Write>(
-    inputs: &[Input],
-    merging: &Merging,
-    ctl: &Control,
-    sink: &mut Sink<'_, O, E>,
-    outcome: &mut Outcome,
-) {
+pub(super) fn run<O: Write, E: Write>(config: &Config, merging: &Merging, ctl: &Control, sink: &mut Sink<'_, O, E>, outcome: &mut Outcome) {
+    let inputs = &config.inputs;
     let named: Vec<&Path> = inputs.iter().map(|input| input.path().unwrap_or(Path::new(STDIN_PATH))).collect();
     if let Some((first, again)) = crate::files::first_repeat(&named) {
         let (first, again) = (inputs[first].shown(), inputs[again].shown());
@@ -49,6 +46,9 @@ pub(super) fn run<O: Write, E: Write>(
     for input in inputs {
         let (read, problem) = match input {
             Input::File(path) => parts::read(path),
+            Input::Stdin if config.stdin_closed => {
+                (Vec::new(), Some(PartsError::Unreadable(format!("{STDIN}: {}", FileError::StdinClosed))))
+            }
             Input::Stdin => parts::read_from(std::io::stdin().lock(), STDIN),
         };
         records.extend(read);

@@ -124,16 +124,20 @@ impl Line {
     }
 
     /// The line one line of JSON holds, or what is wrong with it. Its digest must match
-    /// it; lines of builds before the digest carry none.
-    pub(super) fn from_text(text: &str) -> Result<Line, NotALine> {
-        if digest::check(text) == Err(Unsealed::Mismatch) {
-            return Err(NotALine::Edited);
-        }
-        Ok(match json::parse::<Tag>(text)?.record {
+    /// it; lines of builds before the digest carry none, and may lack it unless the
+    /// checkpoint is `sealed` (its header carries one).
+    pub(super) fn from_text(text: &str, sealed: bool) -> Result<Line, NotALine> {
+        // What is wrong with a line's fields says more than its digest does.
+        let line = match json::parse::<Tag>(text)?.record {
             Kind::Header => Line::Header(json::parse(text)?),
             Kind::Unit => Line::Unit(json::parse(text)?),
             Kind::Case => Line::Case(json::parse(text)?),
-        })
+        };
+        match digest::check(text) {
+            Err(Unsealed::Mismatch) => Err(NotALine::Edited),
+            Err(Unsealed::Missing) if sealed => Err(NotALine::Unsealed),
+            _ => Ok(line),
+        }
     }
 }
 
@@ -142,6 +146,8 @@ impl Line {
 pub(super) enum NotALine {
     /// Its digest does not match its content.
     Edited,
+    /// It has no digest, in a checkpoint whose every line has one.
+    Unsealed,
     /// It is not UTF-8, or not JSON of a checkpoint line.
     File(FileError),
 }
@@ -150,6 +156,9 @@ impl fmt::Display for NotALine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NotALine::Edited => f.write_str("its digest does not match its content: the line was edited or damaged after it was written"),
+            NotALine::Unsealed => f.write_str(
+                "it lacks the digest of 64 hex digits that ends every line of this checkpoint: the line was edited or damaged after it was written",
+            ),
             NotALine::File(e) => e.fmt(f),
         }
     }
@@ -202,13 +211,20 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
     file.seek(SeekFrom::Start(0))?;
     let mut reader = Lines::new(BufReader::new(&*file), MAX_LINE);
     let (mut lines, mut kept) = (Vec::new(), 0u64);
+    // Where the header carries a digest, so must every line after it.
+    let mut sealed = false;
     while let Some(line) = reader.next()? {
         let (number, bytes, ended) = (line.number, line.bytes, line.ended);
         if line.text.trim_ascii().is_empty() {
             return Err(ReadError::BadLine { line: number, why: "not a checkpoint line: it is blank".into() });
         }
         // Only the last line can lack its newline.
-        match bounded::text(line.text).map_err(NotALine::from).and_then(Line::from_text) {
+        let parsed = bounded::text(line.text).map_err(NotALine::from).and_then(|text| {
+            let parsed = Line::from_text(text, sealed)?;
+            sealed |= number == 1 && digest::check(text).is_ok();
+            Ok(parsed)
+        });
+        match parsed {
             Ok(line) if ended => {
                 lines.push(line);
                 kept += bytes as u64;

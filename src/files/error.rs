@@ -21,6 +21,8 @@ pub enum FileError {
     NotUtf8 { byte: u8, column: usize },
     /// A line of JSON that is not the record it should be.
     Json(JsonError),
+    /// Standard input, an input of the run, was closed when the process started.
+    StdinClosed,
     /// Standard output is the file this input of the run reads: the answers would
     /// overwrite it.
     StdoutIsInput(PathBuf),
@@ -39,6 +41,7 @@ impl fmt::Display for FileError {
             FileError::Open { path, error } => write!(f, "cannot open it: {}", open_words(path, error)),
             FileError::NotUtf8 { byte, column } => write!(f, "byte 0x{byte:02X} at column {column} is not UTF-8 text"),
             FileError::Json(e) => e.fmt(f),
+            FileError::StdinClosed => f.write_str("standard input is closed"),
             FileError::StdoutIsInput(input) if input == Path::new(crate::words::STDIN_PATH) => {
                 f.write_str("standard output is the file standard input reads")
             }

@@ -239,12 +239,15 @@ fn with_closed(fd: i32, args: &[&str]) -> (Option<i32>, String, String) {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_closed_standard_input_is_an_error_where_it_is_read() {
-    let said = "nqueen: cannot read <stdin>: standard input is closed\n";
-    for args in [&[][..], &["-"], &[SAMPLE, "-"], &["merge"], &["status"]] {
-        assert_eq!(with_closed(0, args), (Some(1), String::new(), said.to_string()), "{args:?}");
+    let said = "nqueen: <stdin>: standard input is closed\n".to_string();
+    for args in [&[][..], &["-"], &["merge"], &["status"], &["recheck", "--share", "0.5"]] {
+        assert_eq!(with_closed(0, args), (Some(1), String::new(), said.clone()), "{args:?}");
     }
+    // As a missing file, it fails alone: the other inputs are answered.
+    let answers = "Case 1: 92\nCase 2: 1\n";
+    assert_eq!(with_closed(0, &[SAMPLE, "-", SAMPLE]), (Some(1), answers.repeat(2), said));
     // A run that does not read it does not care.
-    assert_eq!(with_closed(0, &[SAMPLE]), (Some(0), "Case 1: 92\nCase 2: 1\n".to_string(), String::new()));
+    assert_eq!(with_closed(0, &[SAMPLE]), (Some(0), answers.to_string(), String::new()));
 }
 
 #[cfg(target_os = "linux")]
