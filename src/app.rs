@@ -292,9 +292,13 @@ pub fn stdout_apart(config: &Config) -> Result<(), FileError> {
     }
 }
 
-/// The file the run `config` writes by name that standard error writes to, if one is: the
-/// messages would go into it (`--checkpoint c.ck 2>> c.ck`), or it would replace them.
+/// The input the run `config` reads, or the file it writes by name, that standard error
+/// writes to, if one is: the messages would go into it (`--checkpoint c.ck 2>> c.ck`,
+/// `nqueen in 2>> in`), or it would replace them.
 pub fn stderr_apart(config: &Config) -> Result<(), FileError> {
+    if let Some(input) = crate::files::stderr_among(Input::paths(&config.inputs)) {
+        return Err(FileError::StderrIsInput(input.to_path_buf()));
+    }
     match config.outputs().into_iter().find(|(_, path)| crate::files::is_stderr(path)) {
         Some((role, path)) => Err(FileError::StderrIsOutput { role, path: path.to_path_buf() }),
         None => Ok(()),

@@ -633,5 +633,14 @@ mod tests {
             let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
             assert!(said.contains("line 2: not a checkpoint line: it lacks the digest"), "{damaged}: {said}");
         }
+        // The header's digest removed too: the sealed line before it still tells.
+        let third = edited.lines().nth(2).unwrap();
+        let body = &third[..third.rfind(",\"digest\":\"").unwrap()];
+        let header = edited.lines().next().unwrap();
+        let unsealed = &header[..header.rfind(",\"digest\":\"").unwrap()];
+        let stripped = whole.replacen(header, &format!("{unsealed}}}"), 1).replacen(third, &format!("{body}}}"), 1);
+        std::fs::write(&path, stripped).unwrap();
+        let said = Checkpoint::open(&path, &[]).err().unwrap().to_string();
+        assert!(said.contains("line 3: not a checkpoint line: it lacks the digest"), "{said}");
     }
 }

@@ -186,6 +186,13 @@ pub fn is_stdout(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| same_file(&out, &m, Path::new("/dev/stdout"), path))
 }
 
+/// The first of `inputs` that standard error writes to, where that is a regular file: a
+/// message would be written into what the run reads (`nqueen in 2>> in`).
+pub fn stderr_among<'a>(inputs: impl IntoIterator<Item = &'a Path>) -> Option<&'a Path> {
+    let err = stderr_file().filter(Metadata::is_file)?;
+    first_same(&err, Path::new("/dev/stderr"), inputs)
+}
+
 /// Whether `path` names the regular file standard error writes to under any name: the
 /// run's messages would be written into a file it writes by name (`--checkpoint c.ck 2>>
 /// c.ck`). On Unix only, as above.

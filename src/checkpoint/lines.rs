@@ -211,7 +211,8 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
     file.seek(SeekFrom::Start(0))?;
     let mut reader = Lines::new(BufReader::new(&*file), MAX_LINE);
     let (mut lines, mut kept) = (Vec::new(), 0u64);
-    // Where the header carries a digest, so must every line after it.
+    // Once a line carries a digest, so must every line after it: a build that seals its
+    // lines never writes an unsealed one after a sealed one.
     let mut sealed = false;
     while let Some(line) = reader.next()? {
         let (number, bytes, ended) = (line.number, line.bytes, line.ended);
@@ -221,7 +222,7 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
         // Only the last line can lack its newline.
         let parsed = bounded::text(line.text).map_err(NotALine::from).and_then(|text| {
             let parsed = Line::from_text(text, sealed)?;
-            sealed |= number == 1 && digest::check(text).is_ok();
+            sealed |= digest::check(text).is_ok();
             Ok(parsed)
         });
         match parsed {

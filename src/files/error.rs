@@ -32,6 +32,8 @@ pub enum FileError {
     /// Standard error is the file the run writes as its `role`: the messages would go into
     /// it, or it would replace them.
     StderrIsOutput { role: &'static str, path: PathBuf },
+    /// Standard error is the file this input of the run reads.
+    StderrIsInput(PathBuf),
 }
 
 impl fmt::Display for FileError {
@@ -50,6 +52,7 @@ impl fmt::Display for FileError {
                 write!(f, "standard output is {}, the {role} of this run: give --{role} - to write the {role} alone there", shown(path))
             }
             FileError::StdoutIsOutput { role, path } => write!(f, "standard output is {}, the {role} of this run", shown(path)),
+            FileError::StderrIsInput(input) => write!(f, "standard error is {}, an input of this run", shown_input(input)),
             FileError::StderrIsOutput { role, path } => write!(f, "standard error is {}, the {role} of this run", shown(path)),
         }
     }

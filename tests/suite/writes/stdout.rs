@@ -96,6 +96,9 @@ fn standard_error_that_is_a_file_the_run_writes_is_refused_before_anything_is_wr
         (&["--checkpoint", "/dev/stderr", "sample.in"], "/dev/stderr, the checkpoint", "old.ck"),
         (&["merge", "--summary", "out", "part.jsonl"], "out, the summary", "old.json"),
         (&["status", "--plot", "/proc/self/fd/2", "part.jsonl"], "/proc/self/fd/2, the plot", "old.svg"),
+        // An input, whose error line would go into it.
+        (&["merge", "out"], "out, an input", "part.jsonl"),
+        (&["out"], "out, an input", "sample.in"),
     ];
     let dir = workshop();
     for &(args, is, old) in cases {
