@@ -216,28 +216,24 @@ fn is_fifo(meta: &Metadata) -> bool {
 
 /// What standard output writes to, where it can be told from other files (on Unix: by
 /// device and inode).
-#[cfg(unix)]
 fn stdout_file() -> Option<Metadata> {
-    use std::os::fd::AsFd;
-    std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?).metadata().ok()
+    standard_file(std::io::stdout())
 }
 
 /// What standard error writes to, as [`stdout_file`] tells it.
+fn stderr_file() -> Option<Metadata> {
+    standard_file(std::io::stderr())
+}
+
+/// What the standard stream `stream` writes to, by its descriptor.
 #[cfg(unix)]
-fn stderr_file() -> Option<Metadata> {
-    use std::os::fd::AsFd;
-    std::fs::File::from(std::io::stderr().as_fd().try_clone_to_owned().ok()?).metadata().ok()
+fn standard_file(stream: impl std::os::fd::AsFd) -> Option<Metadata> {
+    std::fs::File::from(stream.as_fd().try_clone_to_owned().ok()?).metadata().ok()
 }
 
-/// Standard output is told apart from other files on Unix only (see the Unix version).
+/// A standard stream is told apart from other files on Unix only (see the Unix version).
 #[cfg(not(unix))]
-fn stdout_file() -> Option<Metadata> {
-    None
-}
-
-/// Standard error is told apart from other files on Unix only, as standard output is.
-#[cfg(not(unix))]
-fn stderr_file() -> Option<Metadata> {
+fn standard_file<T>(_stream: T) -> Option<Metadata> {
     None
 }
 
