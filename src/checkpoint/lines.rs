@@ -123,10 +123,10 @@ impl Line {
         text
     }
 
-    /// The line one line of JSON holds, or what is wrong with it. Its digest must match
-    /// it; lines of builds before the digest carry none, and may lack it unless the
-    /// checkpoint is `sealed` (its header carries one).
-    pub(super) fn from_text(text: &str, sealed: bool) -> Result<Line, NotALine> {
+    /// The line one line of JSON holds, and whether it carries its digest; or what is wrong
+    /// with it. Its digest must match it; lines of builds before the digest carry none, and
+    /// may lack it unless `sealed` (a line before it carried one).
+    pub(super) fn from_text(text: &str, sealed: bool) -> Result<(Line, bool), NotALine> {
         // What is wrong with a line's fields says more than its digest does.
         let line = match json::parse::<Tag>(text)?.record {
             Kind::Header => Line::Header(json::parse(text)?),
@@ -136,7 +136,8 @@ impl Line {
         match digest::check(text) {
             Err(Unsealed::Mismatch) => Err(NotALine::Edited),
             Err(Unsealed::Missing) if sealed => Err(NotALine::Unsealed),
-            _ => Ok(line),
+            Err(Unsealed::Missing) => Ok((line, false)),
+            Ok(_) => Ok((line, true)),
         }
     }
 }
@@ -221,8 +222,8 @@ pub(super) fn read_lines(file: &mut File) -> Result<(Vec<Line>, u64, Option<usiz
         }
         // Only the last line can lack its newline.
         let parsed = bounded::text(line.text).map_err(NotALine::from).and_then(|text| {
-            let parsed = Line::from_text(text, sealed)?;
-            sealed |= digest::check(text).is_ok();
+            let (parsed, carries) = Line::from_text(text, sealed)?;
+            sealed |= carries;
             Ok(parsed)
         });
         match parsed {
