@@ -201,25 +201,29 @@ macro_rules! entry_point {
             items: impl Iterator<Item = Prefix>,
             ctl: &Control,
         ) -> Result<Tally, Interrupted> {
-            match (due, shared.is_some(), words <= 2) {
-                (false, false, true) => run::<false, false, 2>(plan, shared, depth, items, ctl),
-                (false, false, false) => run::<false, false, 4>(plan, shared, depth, items, ctl),
-                (false, true, true) => run::<false, true, 2>(plan, shared, depth, items, ctl),
-                (false, true, false) => run::<false, true, 4>(plan, shared, depth, items, ctl),
-                (true, _, true) => run::<true, true, 2>(plan, shared, depth, items, ctl),
-                (true, _, false) => run::<true, true, 4>(plan, shared, depth, items, ctl),
+            // Many boards whose rows fit a table two at a time are searched as one is.
+            let packed = !due && shared.is_none() && packs::<$simd>(plan.n, depth);
+            match (due, shared.is_some() || packed, packed, words <= 2) {
+                (false, false, _, true) => run::<false, false, false, 2>(plan, shared, depth, items, ctl),
+                (false, false, _, false) => run::<false, false, false, 4>(plan, shared, depth, items, ctl),
+                (false, true, false, true) => run::<false, true, false, 2>(plan, shared, depth, items, ctl),
+                (false, true, false, false) => run::<false, true, false, 4>(plan, shared, depth, items, ctl),
+                (false, true, true, true) => run::<false, true, true, 2>(plan, shared, depth, items, ctl),
+                (false, true, true, false) => run::<false, true, true, 4>(plan, shared, depth, items, ctl),
+                (true, _, _, true) => run::<true, true, false, 2>(plan, shared, depth, items, ctl),
+                (true, _, _, false) => run::<true, true, false, 4>(plan, shared, depth, items, ctl),
             }
         }
 
         #[target_feature(enable = $features)]
-        unsafe fn run<const DUE: bool, const ONE: bool, const W: usize>(
+        unsafe fn run<const DUE: bool, const ONE: bool, const PACKED: bool, const W: usize>(
             plan: &Plan,
             shared: Option<&[u32]>,
             depth: usize,
             items: impl Iterator<Item = Prefix>,
             ctl: &Control,
         ) -> Result<Tally, Interrupted> {
-            search::<$simd, DUE, ONE, W>(plan, shared, depth, items, ctl)
+            search::<$simd, DUE, ONE, PACKED, W>(plan, shared, depth, items, ctl)
         }
     };
 }
@@ -316,9 +320,14 @@ mod tests {
     /// Solutions and nodes of `plan`'s prefixes at least `min` strong, by the scalar search
     /// and by the lanes of each of `isas` with every stack size from the smallest that fits.
     fn compare(plan: &Plan, min: usize, isas: &[Isa]) {
-        let prefixes = expand(plan, min);
+        assert!([Isa::Avx512, Isa::Avx2].iter().all(|&isa| suits(isa, plan, expand(plan, min).depth)), "n={}", plan.n);
+        compare_prefixes(plan, &expand(plan, min), isas);
+    }
+
+    /// [`compare`] on the given prefixes, which all of `isas` suit.
+    fn compare_prefixes(plan: &Plan, prefixes: &crate::prefix::Prefixes, isas: &[Isa]) {
         let depth = prefixes.depth;
-        assert!([Isa::Avx512, Isa::Avx2].iter().all(|&isa| suits(isa, plan, depth)), "n={} depth={depth}", plan.n);
+        assert!(isas.iter().all(|&isa| suits(isa, plan, depth)), "n={} depth={depth}", plan.n);
         let ctl = Control::default();
         // The scalar search with the same due columns as the lanes: none, unless they honour them.
         let due = plan.any_due(depth) && honours_due(plan);
@@ -367,6 +376,42 @@ mod tests {
         let empty = Plan::optimized(&Board::empty(12).unwrap());
         assert!(shared_rows(&empty, expand(&empty, 300).depth).is_none());
         compare(&empty, 300, &isas);
+    }
+
+    /// Every prefix of `plan` at row `depth`.
+    fn at_row(plan: &Plan, depth: usize) -> crate::prefix::Prefixes {
+        let mut level = expand(plan, 0);
+        while level.depth < depth {
+            let items = level.items.iter().flat_map(|p| {
+                let avail = p.avail(plan, level.depth);
+                (0..32).filter(move |c| avail >> c & 1 == 1).map(move |c| p.place(1 << c))
+            });
+            level = crate::prefix::Prefixes { depth: level.depth + 1, items: items.collect() };
+        }
+        level
+    }
+
+    #[test]
+    fn many_boards_share_one_table_where_two_fit_it_and_take_two_where_not() {
+        let isas = Isa::available_to_test("many_boards_share_one_table_where_two_fit_it_and_take_two_where_not");
+        // Obstacles the square's 8 symmetries keep: the split's boards differ in every row.
+        let m = 17;
+        let board = Board::from_fn(m + 1, |r, c| {
+            let (a, b) = (r.min(m - r), c.min(m - c));
+            (a * b + a + b) % 7 >= 3
+        })
+        .unwrap();
+        let plan = Plan::symmetric(&board, crate::square::Sym::Identity);
+        assert_eq!((plan.group.len(), shared_rows(&plan, 1)), (8, None));
+        for depth in [1, 2, 3] {
+            let prefixes = at_row(&plan, depth);
+            // Two boards' 17 rows below row 1 take two tables of sixteen lanes; 16 rows fit
+            // one table, half each. Eight lanes' tables hold 16 rows: two boards never fit.
+            assert_eq!(search::packs::<avx512::Avx512>(plan.n, depth), depth >= 2);
+            assert!(!search::packs::<avx2::Avx2>(plan.n, depth));
+            let fit: Vec<Isa> = isas.iter().copied().filter(|&isa| suits(isa, &plan, depth)).collect();
+            compare_prefixes(&plan, &prefixes, &fit);
+        }
     }
 
     #[test]

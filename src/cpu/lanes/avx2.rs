@@ -6,7 +6,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{entry_point, search::search, Simd, MAX_LANES};
+use super::search::{packs, search};
+use super::{entry_point, Simd, MAX_LANES};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::Prefix;

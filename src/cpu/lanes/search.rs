@@ -14,8 +14,11 @@
 //!   not from memory. There
 //!   are two tables, so that on a plan of many boards lanes can start on the next board
 //!   while others finish the last; a lane waits only when its next prefix needs a third.
+//!   Where two boards' rows fit one table, half each (sixteen lanes' 32 rows, up to 16 rows
+//!   below the prefixes), they share it: each lane reads its half by its own first row,
+//!   and the search runs as on a plan of one board, one lookup a row and no window.
 
-use super::{Feed, Simd, Spill};
+use super::{Feed, Simd, Spill, MAX_LANES};
 use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::Prefix;
@@ -39,13 +42,18 @@ impl<S: Simd> Table<S> {
     }
 }
 
-/// The boards the lanes are on: two tables of their rows from `depth` on, the board each
-/// holds, the one new lanes go to, and which lanes use the second (as bits and as a mask).
+/// The boards the lanes are on: two tables of their rows from `depth` on (or, packed, one
+/// table with a board in each half), the board each holds, the one new lanes go to, and
+/// which lanes use the second (as bits and as a mask).
 struct Slots<S: Simd> {
     depth: usize,
-    /// `depth` in every lane: a table's first row.
+    /// Each lane's row whose cells a table holds first: `depth`, less the half's start
+    /// where two boards share a table.
     first_row: S::V,
+    first_rows: [u32; MAX_LANES],
     tables: [Table<S>; 2],
+    /// Packed: the rows of the first table, one board a half.
+    packed_rows: [u32; 32],
     boards: [Option<u32>; 2],
     current: usize,
     second_bits: u32,
@@ -67,26 +75,50 @@ impl<S: Simd> Slots<S> {
     }
 
     /// Puts `lane` on `board` if a table holds it or one can be loaded with it: the other
-    /// table must be free of `live` lanes. Returns whether it could.
+    /// table (`PACKED`: half of the one table) must be free of `live` lanes. Returns
+    /// whether it could.
     #[inline(always)]
-    unsafe fn admit(&mut self, lane: usize, board: u32, live: &mut u32, plan: &Plan) -> bool {
+    unsafe fn admit<const PACKED: bool>(&mut self, lane: usize, board: u32, live: &mut u32, plan: &Plan) -> bool {
         if self.boards[self.current] != Some(board) {
             let other = 1 - self.current;
             let on_other = if other == 1 { *live & self.second_bits } else { *live & !self.second_bits };
             if on_other != 0 {
                 return false;
             }
-            let b = board as usize;
-            self.tables[other] = Table::new(&plan.boards[b][self.depth..], &plan.due[b][self.depth..]);
+            let below = &plan.boards[board as usize][self.depth..];
+            if PACKED {
+                let half = self.packed_rows.len() / 2;
+                self.packed_rows[other * half..other * half + below.len()].copy_from_slice(below);
+                self.tables[0] = Table::new(&self.packed_rows[..S::ROWS], &[]);
+            } else {
+                self.tables[other] = Table::new(below, &plan.due[board as usize][self.depth..]);
+            }
             self.boards[other] = Some(board);
             self.current = other;
         }
         let bit = 1 << lane;
         self.second_bits = if self.current == 1 { self.second_bits | bit } else { self.second_bits & !bit };
         self.second = S::m_from_bits(self.second_bits);
+        if PACKED {
+            self.first_rows[lane] = (self.depth as u32).wrapping_sub((self.current * S::ROWS / 2) as u32);
+        }
         *live |= bit;
         true
     }
+
+    /// Takes up the first rows [`Slots::admit`] set, once lanes have been admitted.
+    #[inline(always)]
+    unsafe fn admitted<const PACKED: bool>(&mut self) {
+        if PACKED {
+            self.first_row = S::load(&self.first_rows);
+        }
+    }
+}
+
+/// Whether two boards' rows from `depth` on fit one table of `S`, half each: then a plan of
+/// many boards is searched with one lookup a row, as a plan of one board is.
+pub(super) fn packs<S: Simd>(n: usize, depth: usize) -> bool {
+    2 * (n - depth) <= S::ROWS
 }
 
 /// `next_cells`'s due rule in every lane: of the `due` columns still empty in `cols`, one
@@ -170,10 +202,11 @@ impl<S: Simd> State<S> {
 }
 
 /// [`super::Lanes::count`] on `S`'s lanes with `DUE` due columns, `ONE` table (`shared`,
-/// see [`super::shared_rows`]) and stacks of `W` words. Call only where `S`'s instruction
-/// set is present and inline into a function compiled for it.
+/// see [`super::shared_rows`], or `PACKED` with two boards, see [`packs`]) and stacks of
+/// `W` words. Call only where `S`'s instruction set is present and inline into a function
+/// compiled for it.
 #[inline(always)]
-pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const W: usize>(
+pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PACKED: bool, const W: usize>(
     plan: &Plan,
     shared: Option<&[u32]>,
     depth: usize,
@@ -185,20 +218,38 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const W: 
     // lane is admitted), else with the first board. Due columns are read only on a plan of
     // one board (see `honours_due`), so the first board's serve.
     let blank = Table::<S>::new(&[], &[]);
+    let mut packed_rows = [0; 32];
     let first = match shared.or(plan.boards.first().map(Vec::as_slice)) {
+        Some(rows) if PACKED => {
+            packed_rows[..plan.n - depth].copy_from_slice(&rows[depth..]);
+            Table::new(&packed_rows[..S::ROWS], &[])
+        }
         Some(rows) => Table::new(&rows[depth..], &plan.due[0][depth..]),
         None => blank,
     };
     let first_row = S::splat(depth as i32);
+    let first_rows = [depth as u32; MAX_LANES];
     let second = S::m_from_bits(0);
-    let mut slots = Slots { depth, first_row, tables: [first, blank], boards: [Some(0), None], current: 0, second_bits: 0, second };
+    let mut slots = Slots {
+        depth,
+        first_row,
+        first_rows,
+        tables: [first, blank],
+        packed_rows,
+        boards: [Some(0), None],
+        current: 0,
+        second_bits: 0,
+        second,
+    };
     let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };
     let mut total = Tally::default();
     let mut spill = Spill::new(S::LANES);
     let one = S::splat(1);
     let spare = S::splat(32 - plan.n as i32);
     let mut live = 0;
-    let mut active = spill.refill(0, &mut feed, &mut total, |lane, p| ONE || slots.admit(lane, p.board, &mut live, plan));
+    let admits = !ONE || PACKED;
+    let mut active = spill.refill(0, &mut feed, &mut total, |lane, p| !admits || slots.admit::<PACKED>(lane, p.board, &mut live, plan));
+    slots.admitted::<PACKED>();
     let idle = State::<S> { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, here: zero, below: zero, after: zero };
     let all = S::m_from_bits(u32::MAX);
     let mut v = idle.refilled::<ONE>(&spill, all, &slots, spare);
@@ -223,7 +274,8 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const W: 
             v.save(&mut spill);
             let fresh = S::m_from_bits(done | !active);
             live = active & !done & lanes;
-            active = spill.refill(done, &mut feed, &mut total, |lane, p| ONE || slots.admit(lane, p.board, &mut live, plan));
+            active = spill.refill(done, &mut feed, &mut total, |lane, p| !admits || slots.admit::<PACKED>(lane, p.board, &mut live, plan));
+            slots.admitted::<PACKED>();
             v = v.refilled::<ONE>(&spill, fresh, &slots, spare);
             continue;
         }
