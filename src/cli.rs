@@ -376,6 +376,7 @@ impl Cli {
                     Some(ScheduleArg::Dynamic) | None => Schedule::Dynamic,
                 },
                 no_symmetry: run.no_symmetry,
+                no_sieve: false,
                 devices: run.devices,
                 gpu_prefixes: run.gpu_prefixes.map(|n| n as usize),
                 // main exits without dropping the solver.

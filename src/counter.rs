@@ -58,6 +58,7 @@ impl fmt::Debug for Counter {
             .field("backend", &self.options.backend)
             .field("threads", &self.threads)
             .field("symmetry", &!self.options.no_symmetry)
+            .field("sieve", &!self.options.no_sieve)
             .finish_non_exhaustive()
     }
 }
@@ -100,6 +101,16 @@ impl Counter {
         self
     }
 
+    /// Whether a counter that has counted enough boards of one size from 10x10 to 15x15
+    /// may find the empty board's solutions once and count each further board as those
+    /// with no queen on its obstacles, where that is faster than a search (on by default;
+    /// off searches every board, for testing and timing).
+    pub fn sieve(mut self, on: bool) -> Counter {
+        self.options.no_sieve = !on;
+        self.solver = None;
+        self
+    }
+
     /// Counts the solutions of `board`.
     pub fn count(&mut self, board: &Board) -> Result<u128, Error> {
         if let (Some(threads), None) = (self.threads, &self.pool) {
@@ -131,6 +142,17 @@ mod tests {
                 assert_eq!(counter.count(&board).unwrap(), want);
                 assert_eq!(counter.count(&Board::empty(8).unwrap()).unwrap(), 92);
             }
+        }
+        // Boards of 12x12 in a row, until their searches pay for a sieve, then by it.
+        let twelve = Board::from_fn(12, |r, c| (r * 5 + c * 3) % 9 != 0).unwrap();
+        let want = count(&twelve);
+        for sieve in [true, false] {
+            let mut counter = Counter::new().backend(Backend::Cpu).sieve(sieve);
+            for _ in 0..50 {
+                assert_eq!(counter.count(&twelve).unwrap(), want);
+            }
+            let made = counter.solver.as_mut().is_some_and(|s| s.sieved(&twelve).is_some());
+            assert_eq!(made, sieve);
         }
     }
 

@@ -10,7 +10,7 @@ use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 use crate::tally::Tally;
 use search::Search;
-pub use search::{nodes_per_second, search_name, speedup_over_scalar};
+pub use search::{nodes_per_second, search_name, speedup_over_scalar, widest_speedup};
 
 mod descend;
 #[cfg(target_arch = "x86_64")]

@@ -61,6 +61,8 @@ pub mod prefix;
 #[doc(hidden)]
 pub mod rng;
 #[doc(hidden)]
+pub mod sieve;
+#[doc(hidden)]
 pub mod solve;
 #[doc(hidden)]
 pub mod split;

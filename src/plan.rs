@@ -42,7 +42,7 @@ const QUICK_DIVES: u32 = 200;
 /// Random dives per orientation for the tree-size estimate. Counting the first rows'
 /// nodes instead misjudged: on a mirror-symmetric 17x17 board it chose an orientation that
 /// lost the mirror and needed 1.8x the nodes.
-const PROBE_DIVES: u32 = 4000;
+pub const PROBE_DIVES: u32 = 4000;
 
 /// Random dives per look at each board of a symmetry split (see [`turned_for_speed`]).
 const SPLIT_DIVES: u32 = 64;
@@ -177,6 +177,12 @@ pub fn useful_subgroup(group: &[Sym]) -> Vec<Sym> {
 /// it keeps, and at most [`PLANNING_CUT`].
 pub fn planning_cut(board: &Board) -> f64 {
     (ORIENTATION_CUT * expected_gain(&useful_subgroup(&symmetry::invariant_group(board)))).min(PLANNING_CUT)
+}
+
+/// How many times fewer nodes the symmetry split of `board` needs than its plain tree,
+/// roughly: by the symmetries it keeps.
+pub fn symmetry_gain(board: &Board) -> f64 {
+    expected_gain(&useful_subgroup(&symmetry::invariant_group(board)))
 }
 
 /// How many times fewer nodes a subgroup's split needs than no split, roughly, as measured

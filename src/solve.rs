@@ -9,6 +9,7 @@ mod case;
 mod opener;
 mod options;
 mod report;
+mod sieves;
 
 use std::time::Instant;
 
@@ -24,6 +25,8 @@ pub use case::{Case, Part, RecordUnit};
 use opener::Opener;
 pub use options::{Backend, Options, Scope};
 pub use report::Report;
+use sieves::Sieves;
+pub use sieves::SIEVE_VARIABLE;
 
 /// Solves boards one after another with fixed options: prepares a case (plans a board and
 /// finds the prefixes a count of it takes), counts a part of a prepared case, or counts a
@@ -35,6 +38,7 @@ pub struct Solver {
     auto: Auto,
     /// The last board split for shards, for the next of its shards.
     last_split: Option<LastSplit>,
+    sieves: Sieves,
 }
 
 /// A board split for shards: whether it is small (see [`plan::small_count`]), its plan and
@@ -53,7 +57,7 @@ impl Solver {
         if options.backend == Backend::Gpu {
             gpu.start();
         }
-        Solver { options, gpu, auto: Auto::default(), last_split: None }
+        Solver { options, gpu, auto: Auto::default(), last_split: None, sieves: Sieves::default() }
     }
 
     /// With `Backend::Gpu`, waits for the GPU to open: an error when none is usable. With
@@ -75,7 +79,11 @@ impl Solver {
     /// GPU, or it and the boards before it would together save more than the GPU's opening
     /// on it, the GPU starts opening in the background now, so that its start-up overlaps
     /// the boards before it.
+    /// A board queued also tells whether its side's boards would pay for a sieve.
     pub fn look_ahead(&mut self, board: &Board) {
+        if self.sieving() {
+            self.sieves.queue(board);
+        }
         if self.options.backend == Backend::Auto
             && auto::may_need_a_gpu(board.n())
             && self.gpu.is_idle()
@@ -86,6 +94,35 @@ impl Solver {
         }
     }
 
+    /// `board`, given earlier to [`Solver::look_ahead`] or not, is taken to be counted.
+    pub fn taken(&mut self, board: &Board) {
+        self.sieves.taken(board);
+    }
+
+    /// Whether boards may be counted by sieve: not where the options ask for the plain
+    /// search or the GPU, or [`SIEVE_VARIABLE`] turns sieves off.
+    fn sieving(&self) -> bool {
+        !self.options.no_sieve && !self.options.no_symmetry && self.options.backend != Backend::Gpu && !sieves::switched_off()
+    }
+
+    /// The report of `board` counted whole by the sieve of its side, where that is faster
+    /// than a search (see [`crate::sieve`]); `None` where it is to be searched.
+    pub fn sieved(&mut self, board: &Board) -> Option<Report> {
+        if !self.sieving() {
+            return None;
+        }
+        let started = Instant::now();
+        let sieved = self.sieves.count(board)?;
+        let mut report = Report::small(board);
+        report.count = u128::from(sieved.count);
+        report.prefixes = 0;
+        report.backend = format!("cpu(sieve of the empty board's {} solutions)", sieved.solutions).into();
+        report.sieve_time = sieved.made_in;
+        report.elapsed = started.elapsed();
+        report.device_seconds = report.elapsed.as_secs_f64();
+        Some(report)
+    }
+
     /// Counts all of `board`: at once if its whole tree is small (see
     /// [`plan::small_count`]), with no planning, prefixes or thread pool, whatever the
     /// backend, since the probe that finds it small has counted it; else planned, on the
@@ -93,7 +130,7 @@ impl Solver {
     /// this board is counted (see [`Solver::count`]).
     pub fn solve(&mut self, board: &Board, ends: bool, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
-        if let Some(report) = small(board) {
+        if let Some(report) = small(board).or_else(|| self.sieved(board)) {
             return Ok(report);
         }
         let case = self.prepare_large(board, Scope::Whole);

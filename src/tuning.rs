@@ -97,6 +97,18 @@ pub const OPENING_LINE_SECONDS: f64 = 0.05;
 /// what the CPU gets through in the time at stake settles the question without a sample.
 pub const ESTIMATE_MARGIN: f64 = 8.0;
 
+// The sieve (BENCHMARKS.md, "Files of many boards of one size", local machine).
+
+/// Seconds one thread takes to make a sieve, per solution of the empty board it keeps
+/// (empty 14x14: 365,596 solutions in 75 ms).
+pub const SIEVE_SECONDS_PER_SOLUTION: f64 = 2.2e-7;
+/// Seconds a count by sieve takes per word of the bit sets it combines (14x14 with 10%
+/// obstacles: 19 sets of 5,713 words in 50 us).
+pub const SIEVE_SECONDS_PER_WORD: f64 = 5e-10;
+/// Seconds a dive of Knuth's estimate takes per row: what choosing an orientation costs
+/// a board (eight looks of 4,000 dives: about 5 ms on 14x14).
+pub const DIVE_ROW_SECONDS: f64 = 1e-8;
+
 // Units of work (BENCHMARKS.md, "Shards").
 
 /// Planned trees from which a case's blocks are estimated even when no shard or

@@ -185,6 +185,9 @@ impl Run<'_> {
                 boards.next()
             };
             let Some(board) = board else { break };
+            if let Ok(board) = &board {
+                self.solver.taken(board);
+            }
             for later in boards.newly_queued() {
                 self.solver.look_ahead(later);
             }
@@ -358,6 +361,9 @@ impl Run<'_> {
         let started = SystemTime::now();
         if scope == Scope::Whole && self.checkpoint.is_none() {
             // answer_case found it is not small.
+            if let Some(report) = self.solver.sieved(board) {
+                return Ok(Counted::plain(report));
+            }
             let prepared = self.solver.prepare_large(board, scope);
             return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
         }

@@ -12,6 +12,7 @@ use crate::cpu::lanes::SEARCH_VARIABLE;
 use crate::gpu::{CACHE_VARIABLE, KERNEL_SOURCE_VARIABLE};
 use crate::parts::provenance::MACHINE_VARIABLE;
 use crate::progress::{self, SHOW_AFTER_VARIABLE};
+use crate::solve::SIEVE_VARIABLE;
 use crate::words::{os_words, shown};
 
 /// What is wrong with the variables that a run of `mode` reads, as `var` gives them, one
@@ -23,6 +24,9 @@ pub(super) fn warnings(mode: &Mode, var: impl Fn(&str) -> Option<OsString>) -> V
     #[cfg(target_arch = "x86_64")]
     if let Some(value) = text(SEARCH_VARIABLE).filter(|v| counts && !matches!(v.as_str(), "" | "avx512" | "avx2" | "scalar")) {
         said.push(format!("{SEARCH_VARIABLE}={value:?} is not a search: avx512, avx2 or scalar; the widest this CPU has is used"));
+    }
+    if let Some(value) = text(SIEVE_VARIABLE).filter(|v| counts && !matches!(v.as_str(), "" | "on" | "off")) {
+        said.push(format!("{SIEVE_VARIABLE}={value:?} is neither on nor off: boards are counted by sieve where that is faster"));
     }
     if let Some(value) = text(SHOW_AFTER_VARIABLE).filter(|v| counts && progress::milliseconds(v).is_none()) {
         let digits = value.trim();
@@ -130,6 +134,17 @@ mod tests {
         assert_eq!(
             said(&count, &[(SEARCH_VARIABLE, "avx9")]),
             ["NQUEEN_CPU_SEARCH=\"avx9\" is not a search: avx512, avx2 or scalar; the widest this CPU has is used"]
+        );
+    }
+
+    #[test]
+    fn a_sieve_switch_other_than_on_or_off_is_warned_of() {
+        let count = Mode::Count(Counting::default());
+        assert_eq!(said(&count, &[(SIEVE_VARIABLE, "off")]), Vec::<String>::new());
+        assert_eq!(said(&count, &[(SIEVE_VARIABLE, "on")]), Vec::<String>::new());
+        assert_eq!(
+            said(&count, &[(SIEVE_VARIABLE, "no")]),
+            ["NQUEEN_SIEVE=\"no\" is neither on nor off: boards are counted by sieve where that is faster"]
         );
     }
 }

@@ -31,6 +31,20 @@ pub fn nodes_per_second(plan: &Plan, depth: usize, threads: usize) -> f64 {
     SCALAR_NODES_PER_THREAD_SECOND * speedup_over_scalar(plan, depth) * threads as f64
 }
 
+/// How many times faster than [`count_prefix`] the widest search this CPU runs gets through
+/// nodes where its lanes start at the prefixes: what a board is judged by before it is
+/// planned.
+pub fn widest_speedup() -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    return match lanes::Isa::chosen() {
+        Some(lanes::Isa::Avx512) => LANES_SPEEDUP[0],
+        Some(lanes::Isa::Avx2) => LANES_SPEEDUP[1],
+        None => 1.0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    1.0
+}
+
 /// The search [`super::count`] runs on prefixes at row `depth` of `plan` on this CPU, for
 /// `--stats`: "avx512" or "avx2" lanes (with the row they start at where it is deeper
 /// than `depth`), or "scalar".

@@ -65,8 +65,11 @@ pub struct Options {
     pub backend: Backend,
     /// How the CPU hands out prefixes.
     pub schedule: Schedule,
-    /// Skip orientation and symmetry (for testing and timing).
+    /// Skip orientation and symmetry (for testing and timing): every board is searched as
+    /// it is, and none by sieve.
     pub no_symmetry: bool,
+    /// Count no board by sieve (see [`crate::sieve`]): search every one.
+    pub no_sieve: bool,
     /// GPU ordinals to use; all visible ones when `None`.
     pub devices: Option<Vec<usize>>,
     /// Prefixes to aim for on the GPU; [`crate::gpu::prefix_target`] of the estimated tree when `None`.

@@ -43,6 +43,9 @@ pub struct Report {
     pub plan_time: Duration,
     /// Time to plan the GPU's prefixes: how many rows deeper, and how many each root makes.
     pub prefix_time: Duration,
+    /// Time to make the sieve that counted it, where this board had it made (see
+    /// [`crate::sieve`]).
+    pub sieve_time: Option<Duration>,
     /// Time spent waiting for the GPU to finish opening.
     pub gpu_wait: Duration,
     /// Time the CPU counted while the GPU was opening, under `auto` (see
@@ -99,6 +102,7 @@ impl Report {
             elapsed: Duration::ZERO,
             plan_time: Duration::ZERO,
             prefix_time: Duration::ZERO,
+            sieve_time: None,
             gpu_wait: Duration::ZERO,
             race_time: None,
             kernel_time: None,
@@ -133,6 +137,9 @@ impl fmt::Display for Report {
             write!(f, " resumed-nodes={}", self.nodes_before)?;
         }
         write!(f, " plan={:.3}s", self.plan_time.as_secs_f64())?;
+        if let Some(made) = self.sieve_time {
+            write!(f, " sieve-made={:.3}s", made.as_secs_f64())?;
+        }
         if let Some(race) = self.race_time {
             write!(f, " cpu-race={:.3}s", race.as_secs_f64())?;
         }

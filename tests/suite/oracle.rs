@@ -134,3 +134,33 @@ fn empty_boards_15_and_16_match_oeis_a000170_with_symmetry() {
         assert_eq!(count_cpu(&Board::empty(n).unwrap(), false), a000170[n - 1], "n={n}");
     }
 }
+
+#[test]
+fn files_of_many_boards_of_one_size_are_sieved_and_match_the_oracle() {
+    // Enough boards of 11x11 and 12x12 that a sieve pays for each side, with 0 to 40%
+    // obstacles; their sieved counts against the oracle, and against the search alone.
+    let mut rng = Rng::new(1112);
+    let boards: Vec<Board> = (0..60)
+        .map(|i| {
+            let density = rng.range(0, 40) as f64 / 100.0;
+            random_board(&mut rng, 11 + i % 2, density)
+        })
+        .collect();
+    let text: String = boards.iter().map(|b| b.to_string()).collect();
+    let want: String = boards.iter().enumerate().map(|(i, b)| format!("Case {}: {}\n", i + 1, oracle(b))).collect();
+    for (args, off) in [(&["--stats"][..], ""), (&["--stats", "--threads", "1"][..], ""), (&["--stats"][..], "off")] {
+        let sieved = off.is_empty();
+        let mut nqueen = assert_cmd::Command::cargo_bin("nqueen").unwrap();
+        let out = nqueen.args(args).env("NQUEEN_SIEVE", off).write_stdin(text.clone()).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+        let stats = String::from_utf8_lossy(&out.stderr);
+        let by_sieve = stats.lines().filter(|l| l.contains("backend=cpu(sieve")).count();
+        let made = stats.lines().filter(|l| l.contains("sieve-made=")).count();
+        if sieved {
+            assert!(by_sieve >= 20 && made == 2, "{args:?}: {by_sieve} cases sieved, {made} sieves made\n{stats}");
+        } else {
+            assert_eq!(by_sieve, 0, "{args:?}\n{stats}");
+        }
+    }
+}
