@@ -105,6 +105,10 @@ pub const SIEVE_SECONDS_PER_SOLUTION: f64 = 2.2e-7;
 /// Seconds a count by sieve takes per word of the bit sets it combines (14x14 with 10%
 /// obstacles: 19 sets of 5,713 words in 50 us).
 pub const SIEVE_SECONDS_PER_WORD: f64 = 5e-10;
+/// How many times its cost the boards of a side must be expected to save before their
+/// sieve is made: the estimates err both ways, and a sieve made in vain costs all of it
+/// (two boards of 14x14 on two threads were 1.4x slower made at 1x).
+pub const SIEVE_MARGIN: f64 = 2.0;
 /// Seconds a dive of Knuth's estimate takes per row: what choosing an orientation costs
 /// a board (eight looks of 4,000 dives: about 5 ms on 14x14).
 pub const DIVE_ROW_SECONDS: f64 = 1e-8;

@@ -13,8 +13,8 @@ use crate::estimate;
 use crate::plan::{self, PROBE_DIVES};
 use crate::sieve::{Sieve, MAX_N};
 use crate::tuning::{
-    DIVE_ROW_SECONDS, NODES_PER_ESTIMATED_NODE, PLANNING_PAYS_NODES, SCALAR_NODES_PER_THREAD_SECOND, SIEVE_SECONDS_PER_SOLUTION,
-    SIEVE_SECONDS_PER_WORD,
+    DIVE_ROW_SECONDS, NODES_PER_ESTIMATED_NODE, PLANNING_PAYS_NODES, SCALAR_NODES_PER_THREAD_SECOND, SIEVE_MARGIN,
+    SIEVE_SECONDS_PER_SOLUTION, SIEVE_SECONDS_PER_WORD,
 };
 
 /// The sides a sieve may serve: smaller boards' trees hold too few nodes to gain (most
@@ -91,7 +91,7 @@ impl Sieves {
         let mut made_in = None;
         if self.made[n].is_none() {
             let threads = rayon::current_num_threads() as f64;
-            let making = SOLUTIONS[n] as f64 * SIEVE_SECONDS_PER_SOLUTION / threads;
+            let making = SIEVE_MARGIN * SOLUTIONS[n] as f64 * SIEVE_SECONDS_PER_SOLUTION / threads;
             if self.missed[n] + costs.saving() + self.queued_saving[n].max(0.0) < making {
                 self.missed[n] += costs.saving();
                 return None;
