@@ -35,7 +35,7 @@ pub fn below(boards: &[Vec<u32>], due: &[Vec<u32>], from: usize, row: usize, div
     let (mut all, mut below, mut starts) = (0.0, 0.0, if row == 0 { dives as f64 } else { 0.0 });
     for _ in 0..dives {
         let b = d.below(boards.len() as u64) as usize;
-        d.dive_rows(&boards[b], due.get(b).map_or(&[], Vec::as_slice), Start::default(), 0, |r, width| {
+        d.dive_rows::<false>(&boards[b], due.get(b).map_or(&[], Vec::as_slice), Start::default(), 0, |r, width| {
             all += if r >= from { width } else { 0.0 };
             below += if r >= row { width } else { 0.0 };
             starts += if r + 1 == row { width } else { 0.0 };
@@ -73,31 +73,63 @@ impl Dives {
     /// a leaf, taking a random branch at each row: the sum of the products of the branching
     /// factors met.
     pub fn dive(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has just been seen to support both.
+            return unsafe { self.dive_bmi2(rows, due, at, row) };
+        }
+        self.dive_total::<false>(rows, due, at, row)
+    }
+
+    /// [`Dives::dive`] compiled for BMI2, whose `pdep` picks the branch.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2,popcnt")]
+    unsafe fn dive_bmi2(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize) -> f64 {
+        self.dive_total::<true>(rows, due, at, row)
+    }
+
+    /// A dive's total; `PDEP`: only where compiled for BMI2.
+    #[inline(always)]
+    fn dive_total<const PDEP: bool>(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize) -> f64 {
         let mut total = 0.0;
-        self.dive_rows(rows, due, at, row, |_, width| total += width);
+        self.dive_rows::<PDEP>(rows, due, at, row, |_, width| total += width);
         total
     }
 
     /// The same dive, calling `seen(r, width)` with the product of the branching factors
     /// down to each row `r` it reaches: the nodes it stands for in that row.
-    fn dive_rows(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize, mut seen: impl FnMut(usize, f64)) {
+    #[inline(always)]
+    fn dive_rows<const PDEP: bool>(&mut self, rows: &[u32], due: &[u32], at: Start, row: usize, mut seen: impl FnMut(usize, f64)) {
         let mut width = 1.0;
         let Start { mut cols, mut ld, mut rd } = at;
         for (r, &free) in rows.iter().enumerate().skip(row) {
-            let mut avail = next_cells(free, due.get(r).copied().unwrap_or(0), cols, ld, rd);
+            let avail = next_cells(free, due.get(r).copied().unwrap_or(0), cols, ld, rd);
             let k = avail.count_ones();
             if k == 0 {
                 break;
             }
             width *= k as f64;
             seen(r, width);
-            for _ in 0..self.0.below(k as u64) {
-                avail &= avail - 1;
-            }
-            let bit = avail & avail.wrapping_neg();
+            let bit = nth_bit::<PDEP>(avail, self.0.below(k as u64) as u32);
             (cols, ld, rd) = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
         }
     }
+}
+
+/// The bit of `mask` with `n` set bits below it (`n` less than its set bits); `PDEP`: by
+/// one `pdep`, only where the caller is compiled for BMI2.
+#[inline(always)]
+fn nth_bit<const PDEP: bool>(mask: u32, n: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if PDEP {
+        // SAFETY: the caller is compiled for BMI2.
+        return unsafe { std::arch::x86_64::_pdep_u32(1 << n, mask) };
+    }
+    let mut mask = mask;
+    for _ in 0..n {
+        mask &= mask - 1;
+    }
+    mask & mask.wrapping_neg()
 }
 
 #[cfg(test)]
@@ -116,6 +148,28 @@ mod tests {
             total += 1.0 + exact(rows, below, row + 1);
         }
         total
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    unsafe fn pdep_nth_bit(mask: u32, n: u32) -> u32 {
+        nth_bit::<true>(mask, n)
+    }
+
+    #[test]
+    fn the_nth_bit_is_the_one_with_n_below_it() {
+        let mut rng = Rng::new(5);
+        for _ in 0..10_000 {
+            let mask = rng.next_u64() as u32 | 1;
+            let n = rng.below(u64::from(mask.count_ones())) as u32;
+            let bit = nth_bit::<false>(mask, n);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                // SAFETY: the CPU has just been seen to support BMI2.
+                assert_eq!(unsafe { pdep_nth_bit(mask, n) }, bit);
+            }
+            assert_eq!((bit.count_ones(), mask & bit, (mask & (bit - 1)).count_ones()), (1, bit, n), "{mask:b} {n}");
+        }
     }
 
     #[test]
