@@ -29,9 +29,12 @@ each. Each file's text is kept by its SHA-256 and the seed that made it.
 `report` prints each backend's total, auto's total against the per-board (or per-file)
 best, the boards or files where auto loses most, and whether the targets hold: with a GPU,
 auto's total within 3% of the per-board best and no board whose best takes 0.1 s or more at
-over 1.25x of it (for files: 3%, and 1.15x); on a machine without one (give
-`--backends auto,cpu` to `run`), auto within 2% of the CPU in all, and for files on every
-file.
+over 1.25x of it (for files: 3%, and no file over 1.15x or over the best by more than 0.05
+s); on a machine without one (give `--backends auto,cpu` to `run`), auto within 2% of the
+CPU in all, and for files on every file. Each backend's figure is the median of its runs,
+and its spread the range of the middle half of them (all of them, under four runs): a
+board or file counts as over a line only where auto's median is over the best's by more
+than the larger of the two spreads, since less cannot be told from the machine's noise.
 """
 import argparse
 import hashlib
@@ -274,6 +277,22 @@ def version(program):
     return subprocess.run([program, '--version'], capture_output=True, text=True).stdout.strip()
 
 
+def spread(walls):
+    """The range of the middle half of `walls` (all of them, under four)."""
+    if len(walls) < 4:
+        return max(walls) - min(walls)
+    q1, _, q3 = statistics.quantiles(walls, n=4, method='inclusive')
+    return q3 - q1
+
+
+def over(b, line, by=0.0):
+    """Whether auto's median is over `line` times the best's, or over it by more than `by`
+    seconds, by more than the two backends' spread."""
+    gap = b['auto']['wall'] - b['best']
+    beyond = max(spread(b['auto']['walls']), spread(b[b['best_by']]['walls']))
+    return gap > beyond and (b['ratio'] > line or (by > 0 and gap > by))
+
+
 def report(files):
     parts = [json.load(open(f)) for f in files]
     what = 'files' if parts[0]['record'] == 'regret-files' else 'boards'
@@ -281,7 +300,8 @@ def report(files):
     backends = parts[0]['backends']
     others = [name for name in backends if name not in ('auto', 'old')]
     for b in boards:
-        b['best'] = min(b[name]['wall'] for name in others)
+        b['best_by'] = min(others, key=lambda name: b[name]['wall'])
+        b['best'] = b[b['best_by']]['wall']
         b['ratio'] = b['auto']['wall'] / b['best']
     total = {name: sum(b[name]['wall'] for b in boards) for name in backends}
     best = sum(b['best'] for b in boards)
@@ -296,19 +316,23 @@ def report(files):
     for title, chosen in [(f'worst {what}', boards), (f'worst {what} whose best takes 0.1 s or more', heavy)]:
         print(f'\n{title}, auto / best (process wall, seconds):')
         old = ' old auto | old ratio |' if 'old' in backends else ''
-        print(f'| {one} | kind | {columns} | best | auto | ratio | auto took |{old} ' + ' | '.join(others) + ' |')
+        print(f'| {one} | kind | {columns} | best | auto (spread) | ratio | auto took |{old} ' + ' | '.join(others) + ' |')
         print('|---' * (7 + columns.count('|') + 1 + len(others) + 2 * ('old' in backends)) + '|')
         for b in sorted(chosen, key=lambda b: -b['ratio'])[:8]:
             took = b['auto']['backend'].split('(')[0]
             old = f' {b["old"]["wall"]:.3f} | {b["old"]["wall"] / b["best"]:.2f} |' if 'old' in backends else ''
-            print(f'| {b["index"]} | {b["kind"]} | {shape(b)} | {b["best"]:.3f} | {b["auto"]["wall"]:.3f} | '
-                  f'{b["ratio"]:.2f} | {took} |{old} ' + ' | '.join(f'{b[name]["wall"]:.3f}' for name in others) + ' |')
-    over = [b for b in heavy if b['ratio'] > line]
+            print(f'| {b["index"]} | {b["kind"]} | {shape(b)} | {b["best"]:.3f} | {b["auto"]["wall"]:.3f} ({spread(b["auto"]["walls"]):.3f}) | '
+                  f'{b["ratio"]:.2f} | {took} |{old} ' + ' | '.join(f'{b[name]["wall"]:.3f} ({spread(b[name]["walls"]):.3f})' for name in others) + ' |')
+    by = 0.05 if what == 'files' else 0.0
+    beyond = [b for b in heavy if over(b, line, by)]
+    within_noise = [b for b in heavy if b['ratio'] > line and not over(b, line, by)]
     if 'gpu' in backends:
         print(f'\ntarget, auto within 3% of the per-{one} best: {"met" if total["auto"] <= 1.03 * best else "MISSED"}'
               f' ({100 * (total["auto"] / best - 1):+.1f}%)')
-        print(f'{what} whose best takes 0.1 s or more: {len(heavy)}; of them over {line}x: {len(over)}'
-              + (' (' + ', '.join(str(b['index']) for b in over) + ')' if over else ''))
+        rule = f'over {line}x' + (f' or {by} s' if by else '')
+        print(f'{what} whose best takes 0.1 s or more: {len(heavy)}; of them {rule} beyond the spread: {len(beyond)}'
+              + (' (' + ', '.join(str(b['index']) for b in beyond) + ')' if beyond else '')
+              + (f'; over {line}x within the spread: ' + ', '.join(str(b['index']) for b in within_noise) if within_noise else ''))
     else:
         print(f'\ntarget, auto within 2% of the CPU: {"met" if total["auto"] <= 1.02 * total["cpu"] else "MISSED"}'
               f' ({100 * (total["auto"] / total["cpu"] - 1):+.1f}%)')
