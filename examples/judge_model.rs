@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("{line}");
             continue;
         };
-        let make_predicted = q as f64 * SIEVE_SECONDS_PER_SOLUTION / threads;
+        let make_predicted = q as f64 * (SIEVE_SECONDS_PER_SOLUTION[0] + SIEVE_SECONDS_PER_SOLUTION[1] / threads);
         let started = Instant::now();
         let sieve = Sieve::new(n).ok_or("a side a sieve serves")?;
         let make = started.elapsed().as_secs_f64();

@@ -99,9 +99,11 @@ pub const ESTIMATE_MARGIN: f64 = 8.0;
 
 // The sieve (BENCHMARKS.md, "Files of many boards of one size", local machine).
 
-/// Seconds one thread takes to make a sieve, per solution of the empty board it keeps
-/// (empty 14x14: 365,596 solutions in 75 ms).
-pub const SIEVE_SECONDS_PER_SOLUTION: f64 = 2.2e-7;
+/// Seconds making a sieve takes per solution of the empty board it keeps: the part no
+/// thread shares (memory faulted in, the lists joined) and the part the threads share.
+/// 14x14 (365,596 solutions): 75 ms on one thread here, 32 ms on the H100 host's 16;
+/// 15x15 (2,279,184): about 550 ms here, 266 ms there.
+pub const SIEVE_SECONDS_PER_SOLUTION: [f64; 2] = [1.0e-7, 1.5e-7];
 /// Seconds a count by sieve takes per word of the bit sets it combines (14x14 with 10%
 /// obstacles: 19 sets of 5,713 words in 50 us).
 pub const SIEVE_SECONDS_PER_WORD: f64 = 5e-10;

@@ -91,7 +91,8 @@ impl Sieves {
         let mut made_in = None;
         if self.made[n].is_none() {
             let threads = rayon::current_num_threads() as f64;
-            let making = SIEVE_MARGIN * SOLUTIONS[n] as f64 * SIEVE_SECONDS_PER_SOLUTION / threads;
+            let [alone, shared] = SIEVE_SECONDS_PER_SOLUTION;
+            let making = SIEVE_MARGIN * SOLUTIONS[n] as f64 * (alone + shared / threads);
             if self.missed[n] + costs.saving() + self.queued_saving[n].max(0.0) < making {
                 self.missed[n] += costs.saving();
                 return None;
