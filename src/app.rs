@@ -261,21 +261,38 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
 /// Whether standard output can take the answers: not where it was closed when the process
 /// started (`closed_at_start`: the standard library then puts /dev/null in its place), or
 /// is open for reading only, where every answer would be lost without a word.
-pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
+pub fn stdout_writable(closed_at_start: bool) -> Result<(), String> {
+    writable(1, closed_at_start).map_err(|why| format!("standard output {why}"))
+}
+
+/// Whether standard error can take the answers of the run `config` where it carries them
+/// (`--summary -`, `--plot -`), as [`stdout_writable`] tells it: a write to a closed or
+/// read-only standard error is lost without an error.
+pub fn stderr_writable(config: &Config, closed_at_start: bool) -> Result<(), String> {
+    match config.file_on_stdout() {
+        Some(_) => writable(2, closed_at_start).map_err(|why| format!("standard error {why}")),
+        None => Ok(()),
+    }
+}
+
+/// Whether the descriptor `fd` can be written to (see [`stdout_writable`]); else why not.
+fn writable(fd: i32, closed_at_start: bool) -> Result<(), &'static str> {
     if closed_at_start {
-        return Err("standard output is closed");
+        return Err("is closed");
     }
     #[cfg(target_os = "linux")]
     {
         // SAFETY: F_GETFL only reads the descriptor's flags.
-        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
         if flags == -1 {
-            return Err("standard output is closed");
+            return Err("is closed");
         }
         if flags & libc::O_ACCMODE == libc::O_RDONLY {
-            return Err("standard output is open for reading only");
+            return Err("is open for reading only");
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fd;
     Ok(())
 }
 
