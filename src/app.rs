@@ -157,6 +157,16 @@ impl Config {
         path.filter(|p| p.as_os_str() != "-").map(|p| (role, p)).into_iter().collect()
     }
 
+    /// What the run writes to standard error besides messages, if anything: the answers
+    /// where a file takes standard output (see [`Config::file_on_stdout`]), or a file named
+    /// by standard error's own name (`--summary /dev/stderr`), by its role.
+    fn on_stderr(&self) -> Option<&'static str> {
+        if self.file_on_stdout().is_some() {
+            return Some("answers");
+        }
+        self.outputs().into_iter().find(|(_, path)| crate::files::names_stderr(path)).map(|(role, _)| role)
+    }
+
     /// The file the run writes to standard output (`--summary -`, `--plot -`), by its role,
     /// where there is one: the answers then go to standard error, so that standard output
     /// holds that file alone.
@@ -265,12 +275,12 @@ pub fn stdout_writable(closed_at_start: bool) -> Result<(), String> {
     writable(1, closed_at_start).map_err(|why| format!("standard output {why}"))
 }
 
-/// Whether standard error can take the answers of the run `config` where it carries them
-/// (`--summary -`, `--plot -`), as [`stdout_writable`] tells it: a write to a closed or
-/// read-only standard error is lost without an error.
+/// Whether standard error can take what the run `config` writes to it besides messages,
+/// as [`stdout_writable`] tells it (a write to a closed or read-only standard error is lost
+/// without an error); else the line that says why not.
 pub fn stderr_writable(config: &Config, closed_at_start: bool) -> Result<(), String> {
-    match config.file_on_stdout() {
-        Some(_) => writable(2, closed_at_start).map_err(|why| format!("standard error {why}")),
+    match config.on_stderr() {
+        Some(what) => writable(2, closed_at_start).map_err(|why| format!("cannot write the {what}: standard error {why}")),
         None => Ok(()),
     }
 }

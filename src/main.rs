@@ -43,7 +43,7 @@ fn main() {
         no_stderr(format_args!("cannot write the messages: {why}"));
     }
     if let Err(why) = app::stderr_writable(&config, stderr_closed) {
-        no_stderr(format_args!("cannot write the answers: {why}"));
+        no_stderr(format_args!("{why}"));
     }
     let mut solver = Solver::new(config.solve.clone());
     // Buffered: the run flushes the answers whenever it may stop writing for a while.

@@ -283,6 +283,10 @@ fn answers_on_a_standard_error_that_cannot_take_them_are_an_error() {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).args(args).stderr(read_only()).output().unwrap();
         assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(4), &b""[..]), "{args:?}");
     }
+    // A summary or plot named by standard error's own name is lost there as the answers would be.
+    for (args, what) in [(["merge", "--summary", "/dev/stderr", part], "summary"), (["status", "--plot", "/dev/fd/2", part], "plot")] {
+        assert_eq!(with_closed(2, &args), (Some(4), String::new(), String::new()), "{what}");
+    }
     // Where the answers are on standard output, standard error carries messages alone.
     let (code, out, _) = with_closed(2, &["merge", part]);
     assert_eq!((code, out.as_str()), (Some(0), "Case 1: 92\nCase 2: 1\n"));
@@ -298,17 +302,17 @@ fn where_standard_error_cannot_take_the_line_a_terminal_on_standard_output_does(
     }
     let dir = files();
     let bin = env!("CARGO_BIN_EXE_nqueen");
-    for (redirect, said) in [
-        ("2<&-", "nqueen: cannot write the answers: standard error is closed"),
-        ("2< sample.in", "nqueen: cannot write the answers: standard error is open for reading only"),
-        ("2> e.txt", "nqueen: cannot write the messages: standard error is /dev/stderr, the summary of this run"),
+    for (summary, redirect, said) in [
+        ("-", "2<&-", "nqueen: cannot write the answers: standard error is closed"),
+        ("-", "2< sample.in", "nqueen: cannot write the answers: standard error is open for reading only"),
+        ("/dev/stderr", "2<&-", "nqueen: cannot write the summary: standard error is closed"),
+        ("/dev/stderr", "2> e.txt", "nqueen: cannot write the messages: standard error is /dev/stderr, the summary of this run"),
     ] {
-        let summary = if redirect.contains("e.txt") { "/dev/stderr" } else { "-" };
         // `script` gives standard output a terminal, as a person's shell would.
         let cmd = format!("{bin} merge --summary {summary} part-0.jsonl {redirect}; echo status $?");
         let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(dir.path()).output().unwrap();
         let screen = String::from_utf8_lossy(&out.stdout).replace('\r', "");
-        assert_eq!(screen, format!("{said}\nstatus 4\n"), "{redirect}");
+        assert_eq!(screen, format!("{said}\nstatus 4\n"), "--summary {summary} {redirect}");
     }
     assert_eq!(std::fs::read(dir.path().join("e.txt")).unwrap(), b"", "the refusal went into the file");
 }
