@@ -157,6 +157,16 @@ impl Config {
         path.filter(|p| p.as_os_str() != "-").map(|p| (role, p)).into_iter().collect()
     }
 
+    /// What the run writes to standard error besides messages, if anything: the answers
+    /// where a file takes standard output (see [`Config::file_on_stdout`]), or a file named
+    /// by standard error's own name (`--summary /dev/stderr`), by its role.
+    fn on_stderr(&self) -> Option<&'static str> {
+        if self.file_on_stdout().is_some() {
+            return Some("answers");
+        }
+        self.outputs().into_iter().find(|(_, path)| crate::files::names_stderr(path)).map(|(role, _)| role)
+    }
+
     /// The file the run writes to standard output (`--summary -`, `--plot -`), by its role,
     /// where there is one: the answers then go to standard error, so that standard output
     /// holds that file alone.
@@ -261,21 +271,38 @@ pub fn run(config: &Config, solver: &mut Solver, ctl: &Arc<Control>, out: &mut i
 /// Whether standard output can take the answers: not where it was closed when the process
 /// started (`closed_at_start`: the standard library then puts /dev/null in its place), or
 /// is open for reading only, where every answer would be lost without a word.
-pub fn stdout_writable(closed_at_start: bool) -> Result<(), &'static str> {
+pub fn stdout_writable(closed_at_start: bool) -> Result<(), String> {
+    writable(1, closed_at_start).map_err(|why| format!("standard output {why}"))
+}
+
+/// Whether standard error can take what the run `config` writes to it besides messages,
+/// as [`stdout_writable`] tells it (a write to a closed or read-only standard error is lost
+/// without an error); else the line that says why not.
+pub fn stderr_writable(config: &Config, closed_at_start: bool) -> Result<(), String> {
+    match config.on_stderr() {
+        Some(what) => writable(2, closed_at_start).map_err(|why| format!("cannot write the {what}: standard error {why}")),
+        None => Ok(()),
+    }
+}
+
+/// Whether the descriptor `fd` can be written to (see [`stdout_writable`]); else why not.
+fn writable(fd: i32, closed_at_start: bool) -> Result<(), &'static str> {
     if closed_at_start {
-        return Err("standard output is closed");
+        return Err("is closed");
     }
     #[cfg(target_os = "linux")]
     {
         // SAFETY: F_GETFL only reads the descriptor's flags.
-        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
         if flags == -1 {
-            return Err("standard output is closed");
+            return Err("is closed");
         }
         if flags & libc::O_ACCMODE == libc::O_RDONLY {
-            return Err("standard output is open for reading only");
+            return Err("is open for reading only");
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fd;
     Ok(())
 }
 

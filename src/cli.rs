@@ -18,7 +18,7 @@ use nqueen::app::{Config, Counting, Input, Listing, Merging, Mode};
 use nqueen::cpu::Schedule;
 use nqueen::solve::{Backend, Options};
 use nqueen::work::Shards;
-use values::{backend, device, duration, listed, prefixes, seed, shard, share, table, threads};
+use values::{device, duration, listed, prefixes, seed, shard, share, table, threads};
 
 /// Counts the ways to place n non-attacking queens on n×n boards with obstacles.
 ///
@@ -47,7 +47,7 @@ pub struct Cli {
     ///
     /// KIND: man, complete-bash, complete-zsh, complete-fish or complete-powershell; made
     /// from this help. E.g. nqueen --generate man > ~/.local/share/man/man1/nqueen.1
-    #[arg(long, value_name = "KIND", value_parser = generate::Kinds, exclusive = true, hide_short_help = true, hide_possible_values = true)]
+    #[arg(long, value_name = "KIND", value_parser = generate::KINDS, exclusive = true, hide_short_help = true, hide_possible_values = true)]
     generate: Option<generate::Kind>,
     #[command(flatten)]
     count: CountArgs,
@@ -172,7 +172,7 @@ struct RunArgs {
     /// are big enough to gain from it, else the CPU. gpu sends the GPU every board but
     /// those the planner counts at once (trees of under 20,000 nodes, or whose prefixes
     /// reach the last row), and fails before any answer where no GPU is usable.
-    #[arg(short, long, value_name = "BACKEND", value_parser = backend, help_heading = "GPU and tuning")]
+    #[arg(short, long, value_name = "BACKEND", value_parser = values::BACKENDS, hide_possible_values = true, help_heading = "GPU and tuning")]
     backend: Option<Backend>,
 
     /// CPU worker threads, 1 to 1024 [default: all cores]
@@ -297,23 +297,30 @@ struct OldSpellings {
     table: Option<(usize, usize)>,
 }
 
+// A value's doc comment is what the shells' completions say of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FormatArg {
+    /// The columns of the queens, from 1
     Lines,
+    /// Drawn: Q for a queen
     Board,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ScheduleArg {
+    /// Fixed chunks of 1024, dealt round-robin
     Static,
-    /// Also accepted as "steal", the name it had before.
+    /// Chunks of 16, each to the next free thread
+    // Also read as "steal", the name it had before.
     #[value(alias = "steal")]
     Dynamic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum By {
+    /// The flagged machines only
     Case,
+    /// Every machine and device
     Host,
 }
 

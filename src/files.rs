@@ -201,6 +201,12 @@ pub fn is_stderr(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| same_file(&err, &m, Path::new("/dev/stderr"), path))
 }
 
+/// Whether `path` is one of standard error's own names, which write to whatever standard
+/// error is (`--summary /dev/stderr`).
+pub fn names_stderr(path: &Path) -> bool {
+    ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"].iter().any(|name| path == Path::new(name))
+}
+
 /// Whether `meta` is a FIFO's, or a pipe's.
 fn is_fifo(meta: &Metadata) -> bool {
     #[cfg(unix)]

@@ -19,7 +19,7 @@ const SIGNAL_LOOK_EVERY: Duration = Duration::from_millis(5);
 fn main() {
     // Before any thread starts: it sets an environment variable.
     nqueen::gpu::ask_for_few_queues();
-    let (stdin_closed, stdout_closed) = closed_at_start();
+    let [stdin_closed, stdout_closed, stderr_closed] = closed_at_start();
     if let Err(why) = app::stdout_writable(stdout_closed) {
         no_answers(why);
     }
@@ -39,11 +39,11 @@ fn main() {
         no_answers(why);
     }
     if let Err(why) = app::stderr_apart(&config) {
-        // On standard error the line would go into the file itself: a terminal, or nothing.
-        if std::io::stdout().is_terminal() {
-            println!("nqueen: cannot write the messages: {why}");
-        }
-        std::process::exit(app::EXIT_OUTPUT)
+        // On standard error the line would go into the file itself.
+        no_stderr(format_args!("cannot write the messages: {why}"));
+    }
+    if let Err(why) = app::stderr_writable(&config, stderr_closed) {
+        no_stderr(format_args!("{why}"));
     }
     let mut solver = Solver::new(config.solve.clone());
     // Buffered: the run flushes the answers whenever it may stop writing for a while.
@@ -62,13 +62,22 @@ fn no_answers(why: impl std::fmt::Display) -> ! {
     std::process::exit(app::EXIT_OUTPUT)
 }
 
-/// Whether standard input and standard output were closed when the process started, as
+/// Ends the run before it starts, with `line` where standard error cannot take it: on
+/// standard output where that is a terminal, else nowhere (standard output holds a file).
+fn no_stderr(line: std::fmt::Arguments<'_>) -> ! {
+    if std::io::stdout().is_terminal() {
+        println!("nqueen: {line}");
+    }
+    std::process::exit(app::EXIT_OUTPUT)
+}
+
+/// Whether standard input, output and error were closed when the process started, as
 /// found before `main`, where the standard library puts /dev/null in their place.
-fn closed_at_start() -> (bool, bool) {
+fn closed_at_start() -> [bool; 3] {
     #[cfg(target_os = "linux")]
     {
         use std::sync::atomic::{AtomicBool, Ordering};
-        static CLOSED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+        static CLOSED: [AtomicBool; 3] = [AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false)];
         extern "C" fn look() {
             for (fd, closed) in CLOSED.iter().enumerate() {
                 // SAFETY: F_GETFD only reads the descriptor's flags.
@@ -82,10 +91,10 @@ fn closed_at_start() -> (bool, bool) {
         #[used]
         #[link_section = ".init_array"]
         static LOOK: extern "C" fn() = look;
-        (CLOSED[0].load(Ordering::Relaxed), CLOSED[1].load(Ordering::Relaxed))
+        CLOSED.each_ref().map(|closed| closed.load(Ordering::Relaxed))
     }
     #[cfg(not(target_os = "linux"))]
-    (false, false)
+    [false; 3]
 }
 
 /// On SIGINT or SIGTERM (Ctrl-C on Windows), asks the work to stop, and exits with 128 +

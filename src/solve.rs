@@ -130,7 +130,7 @@ impl Solver {
     /// this board is counted (see [`Solver::count`]).
     pub fn solve(&mut self, board: &Board, ends: bool, ctl: &Control) -> Result<Report, Error> {
         self.gpu_ready()?;
-        if let Some(report) = small(board).or_else(|| self.sieved(board)) {
+        if let Some(report) = small(board, true).or_else(|| self.sieved(board)) {
             return Ok(report);
         }
         let case = self.prepare_large(board, Scope::Whole);
@@ -233,16 +233,18 @@ impl Solver {
 }
 
 /// The report of `board` counted at once, if its whole tree is small (see
-/// [`plan::small_count`]): no solver, plan or thread pool needed. `None` for a larger
-/// board.
-pub fn small(board: &Board) -> Option<Report> {
-    let started = Instant::now();
+/// [`plan::small_count`]): no solver, plan or thread pool needed; `timed`, with the time
+/// it took, else none. `None` for a larger board.
+pub fn small(board: &Board, timed: bool) -> Option<Report> {
+    let started = timed.then(Instant::now);
     let (count, nodes) = plan::small_count(board)?;
     let mut report = Report::small(board);
     report.count = u128::from(count);
     report.nodes = u128::from(nodes);
-    report.elapsed = started.elapsed();
-    report.plan_time = report.elapsed;
+    if let Some(started) = started {
+        report.elapsed = started.elapsed();
+        report.plan_time = report.elapsed;
+    }
     Some(report)
 }
 

@@ -28,7 +28,7 @@ use crate::solve::{self, Part, Report, Scope, Solver};
 use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
-use crate::words::{os_words, quoted_input};
+use crate::words::os_words;
 use crate::work::{self, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
@@ -129,8 +129,9 @@ struct Counted {
     /// The planner's estimate of the shard's search nodes and of the whole case's, where
     /// this run planned it.
     estimate: Option<(f64, f64)>,
-    /// When this run began on it.
-    started: SystemTime,
+    /// When this run began on it, where a part record says so (not for a case counted at
+    /// once, which has none).
+    started: Option<SystemTime>,
     /// Seconds of one device it took, over every run that counted part of it.
     device_seconds: f64,
     /// The backend the checkpoint that held it names, where this run did not count it.
@@ -157,7 +158,7 @@ impl Counted {
             counted_by: None,
             report: Some(report),
             estimate: None,
-            started: SystemTime::now(),
+            started: None,
         }
     }
 }
@@ -171,7 +172,10 @@ impl Run<'_> {
         (reader, start): (impl Read + Send + 'static, &Mutex<Vec<u8>>),
         sink: &mut Sink<'_, O, E>,
     ) -> Result<bool, Stop> {
+        // Once an input, not once a case: a file of small boards is counted faster than its
+        // name is quoted.
         let (name, shown) = (input.name(), input.shown());
+        let scopes: Vec<Scope> = self.counting.shards.as_ref().map_or(vec![Scope::Whole], |s| s.iter().map(Scope::Shard).collect());
         let mut cases = 0;
         let mut boards = ReadAhead::start(reader);
         loop {
@@ -206,7 +210,6 @@ impl Run<'_> {
                 }
             };
             cases += 1;
-            let scopes: Vec<Scope> = self.counting.shards.as_ref().map_or(vec![Scope::Whole], |s| s.iter().map(Scope::Shard).collect());
             if self.counting.dry_run {
                 for &scope in &scopes {
                     let mut case = self.solver.prepare(&board, scope);
@@ -219,27 +222,30 @@ impl Run<'_> {
             let last = index + 1 == self.config.inputs.len() && boards.at_end();
             for (i, &scope) in scopes.iter().enumerate() {
                 let ends = last && i + 1 == scopes.len();
-                self.answer_case(index, &name, (cases, &board), scope, ends, sink)?;
+                self.answer_case(index, (&name, &shown), (cases, &board), scope, ends, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;
         Ok(true)
     }
 
-    /// Counts `scope` of case `case` of input `index` (named `name`), `board`, and writes its
-    /// answer or part record; says its warnings and statistics. `ends` says whether the run
-    /// ends once it is counted.
+    /// Counts `scope` of case `case` of input `index` (named `name` in records, `shown` in
+    /// messages), `board`, and writes its answer or part record; says its warnings and
+    /// statistics. `ends` says whether the run ends once it is counted.
     fn answer_case<O: Write, E: Write>(
         &mut self,
         index: usize,
-        name: &str,
+        (name, shown): (&str, &str),
         (case, board): (usize, &Board),
         scope: Scope,
         ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
-        let shown = quoted_input(name);
-        let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
+        // Timed only where the time is shown: two clock reads cost more than a small board.
+        let small = match scope == Scope::Whole && self.checkpoint.is_none() {
+            true => solve::small(board, self.config.stats),
+            false => None,
+        };
         let counted = match small {
             Some(report) => Ok(Counted::plain(report)),
             None => {
@@ -285,7 +291,7 @@ impl Run<'_> {
             }
         }
         if let (Some(listing), Scope::Whole) = (self.counting.solutions, scope) {
-            listing.list(board, counted.tally.solutions, (&shown, case), (self.ctl, self.config.progress), sink)?;
+            listing.list(board, counted.tally.solutions, (shown, case), (self.ctl, self.config.progress), sink)?;
         }
         let which = match scope {
             Scope::Whole => String::new(),
@@ -340,7 +346,7 @@ impl Run<'_> {
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),
             build: Some(self.provenance.build.clone()),
-            started: Some(provenance::utc(counted.started)),
+            started: counted.started.map(provenance::utc),
             ended: Some(provenance::utc(SystemTime::now())),
             shard_nodes: counted.estimate.map(|e| e.0),
             case_nodes: counted.estimate.map(|e| e.1),
@@ -380,7 +386,7 @@ impl Run<'_> {
                 plan,
                 report: None,
                 estimate: None,
-                started,
+                started: Some(started),
                 device_seconds,
                 resumed,
                 counted_by: run,
@@ -418,7 +424,7 @@ impl Run<'_> {
             plan: prepared.fingerprint.clone(),
             report: Some(report),
             estimate,
-            started,
+            started: Some(started),
             device_seconds,
             resumed: None,
             counted_by: None,

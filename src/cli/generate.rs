@@ -2,17 +2,20 @@
 //! command line's own definition, so that they say what `--help` says. Printed on standard
 //! output as the help is: status 4 where they cannot be written.
 
-use std::ffi::OsStr;
 use std::io::{self, Write};
 
-use clap::builder::{PossibleValue, TypedValueParser};
+use clap::builder::PossibleValue;
 use clap::{Arg, Command, CommandFactory, ValueEnum};
-use clap_complete::aot::{generate, Shell};
+use clap_complete::aot::Shell;
 use clap_mangen::roff::{bold, italic, roman, Roff};
 use clap_mangen::Man;
 use nqueen::app::{EXIT_BAD_INPUT, EXIT_NO_GPU, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE};
 
-use super::{values, Cli};
+use super::values::{OneOf, Refused};
+use super::Cli;
+use complete::completions;
+
+mod complete;
 
 /// What `--generate` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -26,19 +29,20 @@ pub enum Kind {
 
 /// Reads a [`Kind`], refusing any other word in one line that lists them; the shells'
 /// completions offer them.
-#[derive(Clone, Copy, Debug)]
-pub struct Kinds;
+pub const KINDS: OneOf<Kind, Refused> = OneOf { parse: kind, offered: kinds };
 
-impl TypedValueParser for Kinds {
-    type Value = Kind;
+/// Every kind, as `--generate` takes it.
+fn kinds() -> Vec<PossibleValue> {
+    Kind::value_variants().iter().filter_map(ValueEnum::to_possible_value).collect()
+}
 
-    fn parse_ref(&self, cmd: &Command, arg: Option<&Arg>, value: &OsStr) -> Result<Kind, clap::Error> {
-        values::kind.parse_ref(cmd, arg, value)
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(Kind::value_variants().iter().filter_map(ValueEnum::to_possible_value)))
-    }
+/// Parses what `--generate` prints, by its name.
+fn kind(text: &str) -> Result<Kind, Refused> {
+    Kind::from_str(text.trim(), false).map_err(|_| {
+        let names: Vec<String> = kinds().iter().map(|v| v.get_name().to_string()).collect();
+        let (last, rest) = names.split_last().map_or(("", &[][..]), |(last, rest)| (last.as_str(), rest));
+        Refused(format!("{text:?} is not a kind: {} or {last}", rest.join(", ")))
+    })
 }
 
 impl Kind {
@@ -71,13 +75,6 @@ pub fn print(kind: Kind) -> ! {
             std::process::exit(EXIT_OUTPUT);
         }
     }
-}
-
-/// The completions of `shell`.
-fn completions(shell: Shell) -> Vec<u8> {
-    let mut text = Vec::new();
-    generate(shell, &mut Cli::command(), "nqueen", &mut text);
-    text
 }
 
 /// The exit statuses and what each means.
@@ -124,6 +121,9 @@ const EXAMPLES: [(&str, &str); 9] = [
     ),
 ];
 
+/// The lines that start each of roff's renders: the string an apostrophe is written as.
+const APOSTROPHE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
+
 /// The man page: the command, its options by heading, each other command with its own,
 /// the exit statuses, the environment and examples.
 fn man() -> Vec<u8> {
@@ -166,6 +166,8 @@ fn man() -> Vec<u8> {
         roman(" for one command's options; README.md and GUIDE.md in the source."),
     ]);
     text += &roff.render();
+    // Each render starts with roff's definition of the apostrophe: once, at the top.
+    let text = APOSTROPHE.to_string() + &text.replace(APOSTROPHE, "");
     // Characters past ASCII by their names: groff reads its input as Latin-1 unless told.
     let named = text.chars().map(|c| if c.is_ascii() { c.to_string() } else { format!("\\[u{:04X}]", u32::from(c)) });
     named.collect::<String>().into_bytes()

@@ -1,19 +1,19 @@
 //! The values options take, each read with a message that says what was expected, with an
 //! example, where a value is refused: in the program's words, not the parser's.
 
+use std::ffi::OsStr;
 use std::num::IntErrorKind;
 use std::time::Duration;
 
-use clap::ValueEnum;
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Arg, Command};
 use nqueen::solve::Backend;
 use nqueen::work::Shards;
 use nqueen::MAX_THREADS;
 
-use super::generate::Kind;
-
 /// Why a value on the command line is refused, in words that say what is wrong.
 #[derive(Debug)]
-pub struct Refused(String);
+pub struct Refused(pub(super) String);
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -23,19 +23,41 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// Parses a backend's name, as the library reads it.
-pub fn backend(text: &str) -> Result<Backend, nqueen::Error> {
-    text.parse()
+/// A value that is one of a few words: read by `parse`, which refuses any other word in its
+/// own words, and offered by the shells' completions as `offered` lists them.
+pub struct OneOf<T, E> {
+    pub parse: fn(&str) -> Result<T, E>,
+    pub offered: fn() -> Vec<PossibleValue>,
 }
 
-/// Parses what `--generate` prints, by its name.
-pub fn kind(text: &str) -> Result<Kind, Refused> {
-    Kind::from_str(text.trim(), false).map_err(|_| {
-        let names: Vec<String> =
-            Kind::value_variants().iter().filter_map(Kind::to_possible_value).map(|v| v.get_name().to_string()).collect();
-        let (last, rest) = names.split_last().map_or(("", &[][..]), |(last, rest)| (last.as_str(), rest));
-        Refused(format!("{text:?} is not a kind: {} or {last}", rest.join(", ")))
-    })
+impl<T, E> Clone for OneOf<T, E> {
+    fn clone(&self) -> Self {
+        OneOf { parse: self.parse, offered: self.offered }
+    }
+}
+
+impl<T, E> TypedValueParser for OneOf<T, E>
+where
+    T: Clone + Send + Sync + 'static,
+    E: Into<Box<dyn std::error::Error + Send + Sync>> + 'static,
+{
+    type Value = T;
+
+    fn parse_ref(&self, cmd: &Command, arg: Option<&Arg>, value: &OsStr) -> Result<T, clap::Error> {
+        self.parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new((self.offered)().into_iter()))
+    }
+}
+
+/// The backends, by the names the library reads.
+pub const BACKENDS: OneOf<Backend, nqueen::Error> = OneOf { parse: |text| text.parse(), offered: backends };
+
+/// Every backend's name.
+fn backends() -> Vec<PossibleValue> {
+    Backend::NAMES.iter().map(PossibleValue::new).collect()
 }
 
 /// Parses a share from 0 to 1.

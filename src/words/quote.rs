@@ -2,6 +2,12 @@
 //! name as it is, any other in single quotes, and a control character or a byte that is not
 //! UTF-8 as a `$'\n'` escape. A message naming a file is then one line whatever the name
 //! holds, and the name can be pasted back into a shell.
+//!
+//! Written here because no crate writes this style. `shell-quote` (0.8) quotes for bash in
+//! `$'...'` alone (`$'my board.in'` where `ls` shows `'my board.in'`), and for sh keeps a
+//! newline as it is; `shell-words` (1.1), `shlex` (2.0) and `shell-escape` (0.1) put a name
+//! in single quotes with its control characters as they are, so that a newline in a name
+//! would break the message in two.
 
 use std::path::Path;
 

@@ -103,6 +103,15 @@ fn the_man_page_renders_with_every_command_option_variable_and_status() {
 }
 
 #[test]
+fn the_man_page_defines_the_apostrophe_once_at_the_top() {
+    let (code, page, _) = nqueen(&["--generate", "man"]);
+    assert_eq!(code, Some(0));
+    let defined: Vec<usize> = page.lines().enumerate().filter(|(_, l)| l.contains(".ds Aq")).map(|(at, _)| at).collect();
+    assert_eq!(defined, [0, 1], "{page}");
+    assert!(page.lines().nth(2).is_some_and(|l| l.starts_with(".TH NQUEEN 1 ")), "{page}");
+}
+
+#[test]
 fn the_completions_name_every_command_and_bash_loads_them() {
     for kind in &KINDS[1..] {
         let (code, script, _) = nqueen(&["--generate", kind]);

@@ -7,6 +7,7 @@ mod common;
 mod cli;
 mod commands;
 mod compare;
+mod completions;
 mod docs;
 #[cfg(target_os = "linux")]
 mod exit;

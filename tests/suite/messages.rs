@@ -270,6 +270,53 @@ fn answers_with_nowhere_to_go_are_an_error() {
         .success());
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn answers_on_a_standard_error_that_cannot_take_them_are_an_error() {
+    let dir = files();
+    let part = dir.path().join("part-0.jsonl");
+    let part = part.to_str().unwrap();
+    let read_only = || std::fs::File::open(SAMPLE).unwrap();
+    for args in [["merge", "--summary", "-", part], ["status", "--plot", "-", part]] {
+        // Standard output is the file alone: the line has nowhere to go, and no file is written.
+        assert_eq!(with_closed(2, &args), (Some(4), String::new(), String::new()), "{args:?}");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).args(args).stderr(read_only()).output().unwrap();
+        assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(4), &b""[..]), "{args:?}");
+    }
+    // A summary or plot named by standard error's own name is lost there as the answers would be.
+    for (args, what) in [(["merge", "--summary", "/dev/stderr", part], "summary"), (["status", "--plot", "/dev/fd/2", part], "plot")] {
+        assert_eq!(with_closed(2, &args), (Some(4), String::new(), String::new()), "{what}");
+    }
+    // Where the answers are on standard output, standard error carries messages alone.
+    let (code, out, _) = with_closed(2, &["merge", part]);
+    assert_eq!((code, out.as_str()), (Some(0), "Case 1: 92\nCase 2: 1\n"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen")).args(["merge", part]).stderr(read_only()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn where_standard_error_cannot_take_the_line_a_terminal_on_standard_output_does() {
+    if !crate::common::have("script") {
+        return crate::common::skip_missing_tool("where_standard_error_cannot_take_the_line_a_terminal_on_standard_output_does", "script");
+    }
+    let dir = files();
+    let bin = env!("CARGO_BIN_EXE_nqueen");
+    for (summary, redirect, said) in [
+        ("-", "2<&-", "nqueen: cannot write the answers: standard error is closed"),
+        ("-", "2< sample.in", "nqueen: cannot write the answers: standard error is open for reading only"),
+        ("/dev/stderr", "2<&-", "nqueen: cannot write the summary: standard error is closed"),
+        ("/dev/stderr", "2> e.txt", "nqueen: cannot write the messages: standard error is /dev/stderr, the summary of this run"),
+    ] {
+        // `script` gives standard output a terminal, as a person's shell would.
+        let cmd = format!("{bin} merge --summary {summary} part-0.jsonl {redirect}; echo status $?");
+        let out = std::process::Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(dir.path()).output().unwrap();
+        let screen = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        assert_eq!(screen, format!("{said}\nstatus 4\n"), "--summary {summary} {redirect}");
+    }
+    assert_eq!(std::fs::read(dir.path().join("e.txt")).unwrap(), b"", "the refusal went into the file");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_file_that_cannot_be_created_names_the_missing_directory() {
