@@ -216,6 +216,8 @@ def count(programs, backend, path):
     backends = [line.split('backend=', 1)[1].split(' orientation=')[0].split('(')[0] for line in lines]
     counted_by = ', '.join(f'{backends.count(b)} {b}' for b in sorted(set(backends))) if len(lines) > 1 else lines[0].split('backend=', 1)[1].split(' orientation=')[0]
     detail = {k: float(fields[0][k].rstrip('s')) for k in DETAIL if k in fields[0]}
+    # Whether any case saw the GPU open, used or not: an opening costs the CPU's side too.
+    detail['gpu-opened'] = float(any('gpu-open-took=' in line for line in lines))
     return wall, sum(float(f['time'].rstrip('s')) for f in fields), counted_by, done.stdout.strip(), detail
 
 
@@ -256,7 +258,8 @@ def run(args):
             for name in backends:
                 middle = sorted(runs[name])[len(runs[name]) // 2]
                 b[name] = {'wall': middle[0], 'stats': statistics.median(r[1] for r in runs[name]), 'backend': middle[2],
-                           'walls': [round(r[0], 4) for r in runs[name]], 'detail': middle[4]}
+                           'walls': [round(r[0], 4) for r in runs[name]], 'detail': middle[4],
+                           'opened': sum(int(r[4]['gpu-opened']) for r in runs[name])}
             path = b.pop('file')
             if not args.files:
                 with open(path) as f:
@@ -319,7 +322,7 @@ def report(files):
         print(f'| {one} | kind | {columns} | best | auto (spread) | ratio | auto took |{old} ' + ' | '.join(others) + ' |')
         print('|---' * (7 + columns.count('|') + 1 + len(others) + 2 * ('old' in backends)) + '|')
         for b in sorted(chosen, key=lambda b: -b['ratio'])[:8]:
-            took = b['auto']['backend'].split('(')[0]
+            took = b['auto']['backend'].split('(')[0] + (f' (GPU opened {b["auto"]["opened"]}/{b["runs"]})' if b['auto'].get('opened') else '')
             old = f' {b["old"]["wall"]:.3f} | {b["old"]["wall"] / b["best"]:.2f} |' if 'old' in backends else ''
             print(f'| {b["index"]} | {b["kind"]} | {shape(b)} | {b["best"]:.3f} | {b["auto"]["wall"]:.3f} ({spread(b["auto"]["walls"]):.3f}) | '
                   f'{b["ratio"]:.2f} | {took} |{old} ' + ' | '.join(f'{b[name]["wall"]:.3f} ({spread(b[name]["walls"]):.3f})' for name in others) + ' |')

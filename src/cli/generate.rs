@@ -90,10 +90,11 @@ fn statuses() -> [(String, &'static str); 6] {
 }
 
 /// The environment variables nqueen reads, and what each does.
-const ENVIRONMENT: [(&str, &str); 6] = [
+const ENVIRONMENT: [(&str, &str); 7] = [
     ("NQUEEN_CACHE_DIR", "Where compiled GPU kernels, and how long opening a GPU took on each host, are kept (else $XDG_CACHE_HOME/nqueen, else ~/.cache/nqueen)."),
     ("NQUEEN_KERNEL_SOURCE", "A file to compile instead of the built-in GPU kernel (kernel work)."),
     ("NQUEEN_CPU_SEARCH", "avx2 or scalar: narrows the CPU's search on a machine that has a wider one, to test or time each."),
+    ("NQUEEN_SIEVE", "off: searches every board, none by the sieve of the empty board's solutions, to test or time the search on files of many boards of one size."),
     ("NQUEEN_MACHINE", "The machine's name in part records (and so in nqueen status), in place of the id made from the kernel's boot id and /etc/machine-id: for containers that share a kernel, or clouds whose machines change ids."),
     ("NQUEEN_PROGRESS_AFTER_MS", "Draw the progress bar after this many milliseconds instead of a second."),
     ("CUDA_DEVICE_MAX_CONNECTIONS", "nqueen sets 1 unless it is set: fewer hardware queues open faster."),
