@@ -37,6 +37,9 @@ pub enum PartsError {
     Incomplete(String),
     /// Records of one shard, or of one input's end, disagree.
     Disagree(String),
+    /// Records that cannot all be right: counts that add up past 2^128 - 1, or a count of
+    /// an empty board that no empty board has.
+    Impossible(String),
     /// The picture of the run could not be drawn.
     Plot(String),
 }
@@ -48,6 +51,7 @@ impl std::fmt::Display for PartsError {
             | PartsError::Mismatch(why)
             | PartsError::Incomplete(why)
             | PartsError::Disagree(why)
+            | PartsError::Impossible(why)
             | PartsError::Plot(why) => f.write_str(why),
         }
     }

@@ -5,8 +5,10 @@
 
 use super::ledger::{self, listed, ByShard, Clash, InputLedger, Ledger};
 use super::{CaseRecord, Located, PartsError};
+use crate::board::Board;
 use crate::unique::Fixed;
 use crate::words::plural;
+use crate::work;
 
 /// What a merge found.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -107,6 +109,45 @@ fn said(r: &Located) -> String {
     }
 }
 
+/// The solutions of a case's shards, and the solutions its symmetries fix, added up (each
+/// shard's first record); an error naming the case and its records where a sum passes
+/// 2^128 - 1, which no board's count reaches: a forged or damaged record.
+fn sums(file: &str, case: usize, by_shard: &ByShard<'_>) -> Result<(u128, u128), PartsError> {
+    let (mut total, mut fixed) = (0u128, 0u128);
+    for r in by_shard.firsts() {
+        let Some(c) = ledger::case(r) else { continue };
+        let added = total.checked_add(c.count).zip(fixed.checked_add(c.unique.map_or(0, |u| u.fixed)));
+        let Some(sums) = added else {
+            let largest = by_shard.firsts().filter_map(|r| Some((ledger::case(r)?.count, r))).max_by_key(|(count, _)| *count);
+            let (count, at) = largest.unwrap_or((c.count, r));
+            return Err(PartsError::Impossible(format!(
+                "{file}: case {case}: its shards' counts add up past 2^128 - 1, which no board's count reaches \
+                 (the sum passes it at {}): a record is wrong, most likely the largest, {}, which says {count} solutions",
+                r.place(),
+                at.origin()
+            )));
+        };
+        (total, fixed) = sums;
+    }
+    Ok((total, fixed))
+}
+
+/// Why `total` cannot be the count of the board the case record `first` names, if it
+/// cannot: every count of an empty board of n >= 6 is a multiple of 4 (Nielsen 2026, arXiv
+/// 2601.05856), one more check a forged or damaged record must pass.
+fn impossible(first: &CaseRecord, total: u128) -> Option<String> {
+    let empty = Board::empty(first.n).ok().filter(|_| first.n >= 6)?;
+    if first.board != work::sha256(empty.to_string().as_bytes()) || total.is_multiple_of(4) {
+        return None;
+    }
+    let n = first.n;
+    Some(format!(
+        "its shards add up to {total} solutions, which is not a multiple of 4, though every count of an empty \
+         board of side 6 or more is (Nielsen 2026, arXiv 2601.05856): a record of an empty {n}x{n} board is wrong; \
+         count its shards again (nqueen recheck)"
+    ))
+}
+
 /// Adds up one input's cases into `merged`, stopping at the first that cannot be
 /// answered; the error that ended the input early, if one did.
 fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> Result<Option<String>, PartsError> {
@@ -130,10 +171,9 @@ fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> R
                 return Err(PartsError::Mismatch(format!("{file}: case {case}: {} and {} disagree on --unique", place.0, place.1)));
             }
         }
-        let (mut total, mut fixed) = (0u128, 0u128);
-        for c in by_shard.firsts().filter_map(ledger::case) {
-            total += c.count;
-            fixed += c.unique.map_or(0, |u| u.fixed);
+        let (total, fixed) = sums(file, case, by_shard)?;
+        if let Some(problem) = impossible(first, total) {
+            return Err(PartsError::Impossible(format!("{file}: case {case}: {problem}")));
         }
         let answer = match first.unique {
             None => format!("Case {case}: {total}"),
@@ -245,6 +285,50 @@ pub(super) mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn counts_that_add_up_past_128_bits_are_refused_naming_the_records() {
+        let mut records = run();
+        // Case 1, shard 0, forged to 2^128 - 1 with its digest made again; shard 1 then
+        // takes the sum past it.
+        if let Record::Case(c) = &mut records[1] {
+            c.count = u128::MAX;
+        }
+        let merged = merge(&located(records));
+        assert!(merged.answers.is_empty());
+        let problem = merged.problem.unwrap();
+        assert_eq!(
+            problem,
+            PartsError::Impossible(format!(
+                "in: case 1: its shards' counts add up past 2^128 - 1, which no board's count reaches (the sum passes it at \
+                 parts, line 6 (shard 1)): a record is wrong, most likely the largest, parts, line 2 (shard 0; host h, cpu, \
+                 build 0.1.0+abc), which says {} solutions",
+                u128::MAX
+            ))
+        );
+    }
+
+    #[test]
+    fn an_empty_boards_count_that_is_not_a_multiple_of_4_is_refused() {
+        // One case of side n in two shards that count `counts`, of the board whose hash is `board`.
+        let records = |n: usize, board: &str, counts: [u128; 2]| {
+            let on = |record: Record| match record {
+                Record::Case(c) => Record::Case(Box::new(CaseRecord { n, board: board.into(), ..*c })),
+                other => other,
+            };
+            located(vec![on(case(0, 1, 0, 2, counts[0])), on(case(0, 1, 1, 2, counts[1])), end(0, 1, 0, 2, None), end(0, 1, 1, 2, None)])
+        };
+        let empty = |n: usize| work::sha256(Board::empty(n).unwrap().to_string().as_bytes());
+        assert_eq!(merge(&records(8, &empty(8), [90, 2])).answers, ["Case 1: 92"]);
+        let merged = merge(&records(8, &empty(8), [90, 3]));
+        assert!(merged.answers.is_empty());
+        let said = merged.problem.unwrap();
+        assert!(matches!(said, PartsError::Impossible(_)));
+        assert!(said.to_string().starts_with("in: case 1: its shards add up to 93 solutions, which is not a multiple of 4"), "{said}");
+        // A board with obstacles may have any count, and so may an empty board under 6x6.
+        assert_eq!(merge(&records(8, "b", [90, 3])).answers, ["Case 1: 93"]);
+        assert_eq!(merge(&records(5, &empty(5), [8, 2])).answers, ["Case 1: 10"]);
     }
 
     #[test]

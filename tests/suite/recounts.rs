@@ -132,6 +132,40 @@ fn a_wrong_recount_is_refused_and_named_with_both_counts_origins() {
     assert_eq!(String::from_utf8_lossy(&chosen.stdout), "3/6\n");
 }
 
+/// `line` with its count set to `count`, its digest made again: a forged record.
+fn forged(line: &str, count: u128) -> String {
+    let was = field(line, "count").as_u64().unwrap();
+    resealed(line, |b| b.replacen(&format!("\"count\":{was},"), &format!("\"count\":{count},"), 1))
+}
+
+#[test]
+fn forged_counts_that_wrap_the_sum_or_no_empty_board_has_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // Empty 14x14 in two shards, each with its share of the solutions.
+    let out = nqueen().args(["--shard", "0-1/2", "fixtures/bench/empty_14.in"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let q14 = crate::common::a000170()[13];
+    let shard = |k: usize| text.lines().position(|l| l.contains(&format!("\"shard\":{k},")) && l.contains("\"record\":\"case\"")).unwrap();
+    let merged = |forge: &dyn Fn(&str) -> String, k: usize| {
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines[shard(k)] = forge(&lines[shard(k)]);
+        let part = dir.path().join("parts.jsonl");
+        std::fs::write(&part, lines.join("\n") + "\n").unwrap();
+        let out = nqueen().arg("merge").arg(&part).output().unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    assert_eq!(merged(&|l| l.to_string(), 0), (Some(0), format!("Case 1: {q14}\n"), String::new()));
+    // Shard 0 claims 2^128 - 1 solutions, its digest made again: the sum would wrap.
+    let (code, out, err) = merged(&|l| forged(l, u128::MAX), 0);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("case 1: its shards' counts add up past 2^128 - 1"), "{err}");
+    assert!(err.contains(&format!("parts.jsonl, line {} (shard 0; host ", shard(0) + 1)) && err.contains(&u128::MAX.to_string()), "{err}");
+    // Shard 1 claims one solution more: no empty board has that count.
+    let (code, out, err) = merged(&|l| forged(l, field(l, "count").as_u64().unwrap() as u128 + 1), 1);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains(&format!("case 1: its shards add up to {} solutions, which is not a multiple of 4", q14 + 1)), "{err}");
+}
+
 #[test]
 fn an_edited_record_is_refused_by_its_digest() {
     let dir = tempfile::tempdir().unwrap();
