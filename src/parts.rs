@@ -5,6 +5,7 @@
 //! of them: the answers ([`merge`]), how far a run is ([`status`]), which shards to count
 //! again ([`recheck`]), and a summary to publish ([`summary`]).
 
+pub mod apart;
 pub mod ledger;
 pub mod machines;
 pub mod merge;
@@ -65,13 +66,40 @@ impl std::error::Error for PartsError {}
 /// the names hold.
 pub const MAX_FILE_NAME: usize = 4096;
 
+/// A name too long for a part record (see [`MAX_FILE_NAME`] and
+/// [`provenance::MAX_MACHINE`]), by its length in bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TooLong {
+    /// An input's name, and its first 40 characters to know it by.
+    FileName { start: String, bytes: usize },
+    /// The machine's name from [`provenance::MACHINE_VARIABLE`].
+    Machine { bytes: usize },
+    /// The host's name.
+    Host { bytes: usize },
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (most, limit) = (provenance::MAX_MACHINE, "a part record takes");
+        match self {
+            TooLong::FileName { start, bytes } => {
+                write!(f, "{start}...: a file name of {bytes} bytes, more than the {MAX_FILE_NAME} {limit}")
+            }
+            TooLong::Machine { bytes } => write!(f, "{} is {bytes} bytes long, more than the {most} {limit}", provenance::MACHINE_VARIABLE),
+            TooLong::Host { bytes } => write!(f, "the host's name is {bytes} bytes long, more than the {most} {limit}"),
+        }
+    }
+}
+
+impl std::error::Error for TooLong {}
+
 /// Why a part record could not take `name`, an input's name, if it could not.
-pub fn file_name_fits(name: &str) -> Result<(), String> {
+pub fn file_name_fits(name: &str) -> Result<(), TooLong> {
     if name.len() <= MAX_FILE_NAME {
         return Ok(());
     }
-    let start: String = name.chars().take(40).collect();
-    Err(format!("{start}...: a file name of {} bytes, more than the {MAX_FILE_NAME} a part record takes", name.len()))
+    Err(TooLong::FileName { start: name.chars().take(40).collect(), bytes: name.len() })
 }
 
 /// The records' format: 2 has provenance and a digest; a merge refuses other formats.
@@ -136,6 +164,10 @@ pub struct CaseRecord {
     /// With `--unique`: what the shard adds to the case's unique count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<UniquePart>,
+    /// Whether it was counted with `--no-symmetry`, whose plan and split are another's
+    /// (written only where it was: records of other runs read as they were).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_symmetry: bool,
     /// The process that counted it (see [`provenance::Provenance`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
@@ -331,6 +363,7 @@ mod tests {
             seconds: 0.5,
             method: IgnoredAny,
             unique: None,
+            no_symmetry: false,
             run: Some("r1".into()),
             host: Some("h".into()),
             build: Some("0.1.0+abc".into()),

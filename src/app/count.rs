@@ -334,6 +334,7 @@ impl Run<'_> {
                 .counting
                 .unique
                 .then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
+            no_symmetry: self.config.solve.no_symmetry,
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),
             build: Some(self.provenance.build.clone()),

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::apart::{apart, Apart};
 use super::{CaseRecord, EndRecord, Located, PartsError, Record};
 use crate::words::quoted_input;
 
@@ -86,6 +87,19 @@ impl<'a> ByShard<'a> {
         })
     }
 
+    /// The first record that stands apart from the case's first (see [`apart`]), with a
+    /// record it stands apart from (its shard's first where that one is the case's
+    /// kind, else the case's first) and why: records of one case that may not be added up
+    /// together.
+    pub fn apart(&self) -> Option<(Apart, &'a Located, &'a Located)> {
+        let first = case(self.records.first()?)?;
+        let (at, odd) = self.records.iter().enumerate().find(|(_, r)| case(r).is_some_and(|c| apart(first, c).is_some()))?;
+        let shard = odd.record.shard().0;
+        let same_shard = self.records[..at].iter().find(|r| r.record.shard().0 == shard).copied();
+        let beside = same_shard.unwrap_or(self.records[0]);
+        Some((apart(case(beside)?, case(odd)?)?, beside, odd))
+    }
+
     /// The first shard whose records do not all agree with its first (see [`agree`]).
     pub fn disagreement(&self) -> Option<Clash<'a>> {
         self.groups().find_map(|group| Some(Clash { shard: group[0].record.shard().0, first: group[0], second: dissent_in(group)? }))
@@ -108,9 +122,15 @@ pub fn repeat_in<'a>(group: &[&'a Located]) -> Option<(&'a Located, &'a Located)
     group.iter().enumerate().find_map(|(i, a)| Some((*a, *group[i + 1..].iter().find(|b| b.record.run() == a.record.run())?)))
 }
 
-/// The first record of one shard's `group` that does not agree with the group's first.
+/// The first record of one shard's `group` that does not agree with the group's first,
+/// though it is a record of the same board, options and split (one that is not is
+/// another fault: see [`ByShard::apart`]).
 pub fn dissent_in<'a>(group: &[&'a Located]) -> Option<&'a Located> {
-    group[1..].iter().copied().find(|b| !agree(&group[0].record, &b.record))
+    let together = |b: &Located| match (&group[0].record, &b.record) {
+        (Record::Case(a), Record::Case(b)) => apart(a, b).is_none(),
+        _ => true,
+    };
+    group[1..].iter().copied().find(|b| together(b) && !agree(&group[0].record, &b.record))
 }
 
 /// Whether two records of one shard say the same: case records the same solutions and the

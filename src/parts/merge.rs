@@ -3,6 +3,7 @@
 //! plan, and that every shard counted more than once (by other runs: on other hosts, by
 //! the other backend or by another build of the same split) was counted alike.
 
+use super::apart;
 use super::ledger::{self, listed, ByShard, Clash, InputLedger, Ledger};
 use super::{CaseRecord, Located, PartsError};
 use crate::board::Board;
@@ -75,6 +76,14 @@ fn refusal(file: &str, what: &str, by_shard: &ByShard<'_>, shards: usize) -> Opt
         END => format!("{file}: shard{plural} {} of {shards} did not finish the input", listed(&missing)),
         _ => format!("{file}: {what}: missing shard{plural} {} of {shards}", listed(&missing)),
     }))
+}
+
+/// Why the records of case `case` may not be added up together, if they may not: the
+/// first that stands apart from the case's first (see [`apart`]).
+pub fn mixed(file: &str, case: usize, by_shard: &ByShard<'_>) -> Option<PartsError> {
+    let (why, a, b) = by_shard.apart()?;
+    let (ca, cb) = (ledger::case(a)?, ledger::case(b)?);
+    Some(PartsError::Mismatch(apart::message(file, case, why, (a, ca), (b, cb))))
 }
 
 /// What `refusal` calls an input's end records.
@@ -155,22 +164,18 @@ fn merge_input(input: &InputLedger<'_>, shards: usize, merged: &mut Merged) -> R
     let empty = ByShard::default();
     for case in 1..=input.case_count() {
         let by_shard = input.cases.get(&case).unwrap_or(&empty);
+        // Records that do not belong together first: theirs is no disagreement of counts.
+        if let Some(problem) = mixed(file, case, by_shard) {
+            return Err(problem);
+        }
         if let Some(problem) = refusal(file, &format!("case {case}"), by_shard, shards) {
             return Err(problem);
         }
-        let records: Vec<&CaseRecord> = by_shard.all().iter().filter_map(|r| ledger::case(r)).collect();
-        let first = records[0];
-        for (r, c) in by_shard.all().iter().zip(&records) {
-            if c.board != first.board || c.plan != first.plan {
-                let what = if c.board != first.board { "another board" } else { "another plan or split" };
-                let place = (r.place(), by_shard.all()[0].place());
-                return Err(PartsError::Mismatch(format!("{file}: case {case}: {} was counted from {what} than {}", place.0, place.1)));
-            }
-            if c.unique.map(|u| u.group) != first.unique.map(|u| u.group) {
-                let place = (r.place(), by_shard.all()[0].place());
-                return Err(PartsError::Mismatch(format!("{file}: case {case}: {} and {} disagree on --unique", place.0, place.1)));
-            }
-        }
+        let first = by_shard
+            .all()
+            .first()
+            .and_then(|r| ledger::case(r))
+            .ok_or_else(|| PartsError::Incomplete(format!("{file}: case {case}: no record of it, though the input ends after it")))?;
         let (total, fixed) = sums(file, case, by_shard)?;
         if let Some(problem) = impossible(first, total) {
             return Err(PartsError::Impossible(format!("{file}: case {case}: {problem}")));
@@ -337,10 +342,38 @@ pub(super) mod tests {
         if let Record::Case(c) = &mut records[3] {
             c.board = "other".into();
         }
-        assert!(merge(&located(records)).problem.unwrap().to_string().contains("counted from another board"));
+        assert!(merge(&located(records)).problem.unwrap().to_string().contains("is a record of another board than"));
         let mut records = run();
         records.push(case(0, 3, 0, 4, 1));
         assert!(merge(&located(records)).problem.unwrap().to_string().contains("shard 0 of 4"));
+    }
+
+    /// `record` as run `run` counted it, edited by `edit`.
+    fn other(record: &Record, run: &str, edit: impl FnOnce(&mut CaseRecord)) -> Record {
+        let Record::Case(c) = recount(record, run, 0) else { unreachable!() };
+        let mut c = CaseRecord { count: count_of(record), ..*c };
+        edit(&mut c);
+        Record::Case(Box::new(c))
+    }
+
+    #[test]
+    fn records_of_another_board_or_option_are_named_so_not_as_a_disagreement() {
+        // Two inputs named alike, of 8x8 and of 6x6, each a shard 0 of case 1.
+        let mut records = run();
+        records.push(other(&records[1], "r2", |c| (c.board, c.n, c.count) = ("6x6".into(), 6, 4)));
+        let problem = merge(&located(records)).problem.unwrap();
+        let said = "in: case 1: parts, line 10 (shard 0) is a record of another board than parts, line 2 (shard 0): board \
+                    sha256 6x6... (6x6) against b... (8x8); part files of two inputs (of one name, say) do not merge";
+        assert_eq!(problem, PartsError::Mismatch(said.into()));
+        // A recount with --unique beside a count without, or with --no-symmetry.
+        let mut records = run();
+        records.push(other(&records[5], "r2", |c| c.unique = Some(crate::parts::UniquePart { group: 1, fixed: 0 })));
+        let problem = merge(&located(records)).problem.unwrap().to_string();
+        assert!(problem.contains("parts, line 10 (shard 1) was counted with --unique and parts, line 6 (shard 1) without"), "{problem}");
+        let mut records = run();
+        records.push(other(&records[5], "r2", |c| (c.no_symmetry, c.plan) = (true, "q".into())));
+        let problem = merge(&located(records)).problem.unwrap().to_string();
+        assert!(problem.contains("parts, line 10 (shard 1) was counted with --no-symmetry and parts, line 6 (shard 1) without"));
     }
 
     #[test]

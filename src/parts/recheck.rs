@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::ledger::{self, Ledger};
+use super::merge::mixed;
 use super::{Located, PartsError, Record};
 use crate::rng::Rng;
 
@@ -50,6 +51,12 @@ struct Shard {
 /// the records are read.
 pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, PartsError> {
     let ledger = Ledger::new(records)?;
+    // Records that do not belong together are no shard to count again, but a fault to mend.
+    for input in ledger.inputs.values() {
+        if let Some(problem) = input.cases.iter().find_map(|(&case, by_shard)| mixed(&input.shown(), case, by_shard)) {
+            return Err(problem);
+        }
+    }
     let mut shards: BTreeMap<usize, Shard> = BTreeMap::new();
     for input in ledger.inputs.values() {
         for by_shard in input.cases.values().chain([&input.ends]) {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::ledger::{self, listed, listed_briefly, ByShard, Ledger};
-use super::merge::{clash, END};
+use super::merge::{clash, mixed, END};
 use super::Located;
 use crate::words::{counted, plural, quoted_input};
 
@@ -49,6 +49,8 @@ struct CaseStatus {
     /// Shards whose records disagree, or that one run counted twice.
     disagree: usize,
     repeated: usize,
+    /// Records that stand apart from the case's first: of another board, option or split.
+    apart: usize,
     /// Shards with no record, as ranges ("0-3, 7").
     missing: String,
     /// The planner's estimate of the case's search nodes, where a record gives it.
@@ -86,6 +88,7 @@ pub fn status(records: &[Located]) -> Status {
         for case in 1..=input.case_count() {
             let by_shard = input.cases.get(&case).unwrap_or(&empty);
             cases.push(case_status(index, &input.file, case, by_shard, shards));
+            problems.extend(mixed(&input.shown(), case, by_shard).map(|p| p.to_string()));
             problems.extend(clash(&input.shown(), &format!("case {case}"), by_shard).map(|p| p.to_string()));
             let missing = by_shard.missing(shards);
             if !missing.is_empty() {
@@ -104,7 +107,7 @@ pub fn status(records: &[Located]) -> Status {
             problems.push(format!("{}: not finished by shard{plural} {}", input.shown(), listed_briefly(&missing, LISTED)));
         }
     }
-    let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0).count();
+    let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0 && c.apart == 0).count();
     let complete = answered == cases.len() && problems.is_empty();
     let mut lines = table(&cases);
     lines.extend(problems);
@@ -152,6 +155,7 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
     let disagree = by_shard.groups().filter(|g| ledger::dissent_in(g).is_some()).count();
     let repeated = by_shard.groups().filter(|g| ledger::repeat_in(g).is_some()).count();
     let (recounted, recounts) = by_shard.recounts();
+    let apart = records.first().map_or(0, |first| records.iter().filter(|c| super::apart::apart(first, c).is_some()).count());
     CaseStatus {
         input: index,
         file: file.to_string(),
@@ -163,6 +167,7 @@ fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, sh
         recounts,
         disagree,
         repeated,
+        apart,
         missing: listed(&by_shard.missing(shards)),
         case_nodes,
         work_done,
@@ -184,7 +189,7 @@ fn table(cases: &[CaseStatus]) -> Vec<String> {
             c.shards,
             c.done,
             c.recounted,
-            c.disagree + c.repeated,
+            c.disagree + c.repeated + c.apart,
             100.0 * c.work_done
         );
         let blank = " ".repeat(head.chars().count());
@@ -236,6 +241,24 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
         let cpu = &json["cases"][0]["backends"]["cpu"];
         assert_eq!((cpu["seconds"].as_f64(), cpu["rate"].as_f64()), (Some(0.75), Some(40.0)));
+    }
+
+    #[test]
+    fn records_of_another_board_are_listed_as_such_not_as_a_disagreement() {
+        let mut records = run();
+        let Record::Case(c) = recount(&records[1], "r2", 4) else { unreachable!() };
+        records.push(Record::Case(Box::new(CaseRecord { board: "6x6".into(), n: 6, ..*c })));
+        let located = located(records);
+        let status = status(&located);
+        assert!(!status.complete);
+        assert!(status.lines.iter().any(|l| l.starts_with("in: case 1: parts, line 10 (shard 0) is a record of another board")));
+        assert!(!status.lines.iter().any(|l| l.contains("counted differently")), "{:?}", status.lines);
+        let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
+        assert_eq!((json["cases"][0]["apart"].as_u64(), json["cases"][0]["disagree"].as_u64()), (Some(1), Some(0)));
+        let machines = super::super::machines::machines(&located, false, std::time::Duration::from_secs(3600)).unwrap();
+        assert!(machines.machines.iter().all(|m| !m.flags.contains(&"disagrees")), "{:?}", machines.machines);
+        let chosen = super::super::recheck::choose(&located, 0.5, 1);
+        assert!(matches!(chosen, Err(crate::parts::PartsError::Mismatch(why)) if why.contains("another board")));
     }
 
     #[test]

@@ -167,6 +167,50 @@ fn forged_counts_that_wrap_the_sum_or_no_empty_board_has_are_refused() {
 }
 
 #[test]
+fn records_of_two_boards_of_one_name_or_other_options_are_named_for_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    // board.in in two directories: empty 8x8 and empty 6x6, each counted there as shard 0 of 1.
+    for (sub, n) in [("A", 8), ("B", 6)] {
+        let home = dir.path().join(sub);
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("board.in"), format!("{n}\n{}", format!("{}\n", ".".repeat(n)).repeat(n))).unwrap();
+        let out = nqueen().current_dir(&home).args(["--shard", "0/1", "board.in"]).output().unwrap();
+        std::fs::write(dir.path().join(format!("{sub}.jsonl")), out.stdout).unwrap();
+    }
+    let files = [dir.path().join("A.jsonl"), dir.path().join("B.jsonl")];
+    let said = "B.jsonl, line 1 (shard 0) is a record of another board than ";
+    let merged = nqueen().arg("merge").args(&files).output().unwrap();
+    let err = String::from_utf8(merged.stderr).unwrap();
+    assert_eq!((merged.status.code(), merged.stdout.as_slice()), (Some(1), &b""[..]), "{err}");
+    assert!(err.contains("board.in: case 1: ") && err.contains(said) && err.contains("(6x6) against "), "{err}");
+    assert!(!err.contains("counted differently"), "{err}");
+    let status = nqueen().arg("status").args(&files).output().unwrap();
+    let text = String::from_utf8(status.stdout).unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    assert!(text.contains(said) && !text.contains("counted differently") && !text.contains("disagrees"), "{text}");
+    let chosen = nqueen().args(["recheck", "--share", "1"]).args(&files).output().unwrap();
+    assert_eq!((chosen.status.code(), chosen.stdout.as_slice()), (Some(1), &b""[..]));
+    assert!(String::from_utf8_lossy(&chosen.stderr).contains(said));
+    // A recount of shard 1 with --unique beside the first count without it.
+    let (parts, _) = first_run(dir.path());
+    let unique = counted(dir.path(), "unique.jsonl", "1", &["--unique"]);
+    let merged = nqueen().arg("merge").args(&parts).arg(&unique).output().unwrap();
+    let err = String::from_utf8(merged.stderr).unwrap();
+    assert!(
+        err.contains("unique.jsonl, line 1 (shard 1) was counted with --unique and ")
+            && err.contains("part-1.jsonl, line 1 (shard 1) without"),
+        "{err}"
+    );
+    assert!(!err.contains("counted differently"), "{err}");
+    // And with --no-symmetry, whose records say so.
+    let plain = counted(dir.path(), "plain.jsonl", "1", &["--no-symmetry"]);
+    assert_eq!(field(std::fs::read_to_string(&plain).unwrap().lines().next().unwrap(), "no_symmetry"), true);
+    let merged = nqueen().arg("merge").args(&parts).arg(&plain).output().unwrap();
+    let err = String::from_utf8(merged.stderr).unwrap();
+    assert!(err.contains("plain.jsonl, line 1 (shard 1) was counted with --no-symmetry and "), "{err}");
+}
+
+#[test]
 fn an_edited_record_is_refused_by_its_digest() {
     let dir = tempfile::tempdir().unwrap();
     let (parts, _) = first_run(dir.path());

@@ -228,7 +228,7 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .args([&parts[0], &parts[1], &other])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("counted from another board"));
+        .stderr(predicate::str::contains("is a record of another board than"));
     // The status lists what is missing, and says when nothing is.
     nqueen()
         .arg("status")
