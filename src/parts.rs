@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::{digest, json, FileError};
 pub use crate::gpu::Card;
-pub use read::{read, read_from, Located};
+pub use read::{read, read_from, read_into, read_path_into, Located};
 
 /// Why part records give no answer, status, list of shards or summary; each message names
 /// the file and line of the record at fault.
@@ -282,6 +282,13 @@ impl Record {
 
     /// The record one line of JSON holds.
     pub fn from_line(line: &str) -> Result<Record, FileError> {
+        // Lines nqueen writes say which record they hold first: read once, not twice.
+        if line.starts_with("{\"record\":\"case\",") {
+            return Ok(Record::Case(Box::new(json::parse(line)?)));
+        }
+        if line.starts_with("{\"record\":\"end\",") {
+            return Ok(Record::End(json::parse(line)?));
+        }
         Ok(match json::parse::<Tag>(line)?.record {
             Kind::Case => Record::Case(Box::new(json::parse(line)?)),
             Kind::End => Record::End(json::parse(line)?),
@@ -435,5 +442,11 @@ mod tests {
         let (read, problem) = read_from(text.as_bytes(), "parts");
         assert_eq!(problem, None);
         read
+    }
+
+    /// `records`, read from a part file named "parts", in a closed ledger that keeps
+    /// what a summary and a picture need.
+    pub(super) fn ledger(records: Vec<Record>) -> ledger::Ledger {
+        ledger::Ledger::of(located(records), ledger::Keep { summary: true, plot: true })
     }
 }

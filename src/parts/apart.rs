@@ -4,7 +4,7 @@
 //! (see [`super::ledger::agree`]). Each is named for what it is, in a merge, a status and a
 //! recheck alike.
 
-use super::{CaseRecord, Located};
+use super::CaseRecord;
 
 /// Why two records of one case may not be added up together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,62 +19,100 @@ pub enum Apart {
     Split,
 }
 
-/// How `b` stands apart from `a`, two case records of one case, if it does: the first of
-/// board, options and split that differs.
-pub fn apart(a: &CaseRecord, b: &CaseRecord) -> Option<Apart> {
-    if a.board != b.board || a.n != b.n {
-        Some(Apart::Board)
-    } else if a.unique.map(|u| u.group) != b.unique.map(|u| u.group) {
-        Some(Apart::Unique)
-    } else if a.no_symmetry != b.no_symmetry {
-        Some(Apart::NoSymmetry)
-    } else if a.plan != b.plan || a.shards != b.shards {
-        Some(Apart::Split)
-    } else {
-        None
+/// What every record of a case must share to be added up with the others: its board, the
+/// options that change what is counted, and the split.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub n: usize,
+    /// SHA-256 of the board's text.
+    pub board: String,
+    /// The split's fingerprint, and its number of shards.
+    pub plan: String,
+    pub shards: usize,
+    /// With `--unique`: the size of the board's group of symmetries.
+    pub unique: Option<usize>,
+    pub no_symmetry: bool,
+}
+
+impl Header {
+    /// What `c` says of its case.
+    pub fn of(c: &CaseRecord) -> Header {
+        Header {
+            n: c.n,
+            board: c.board.clone(),
+            plan: c.plan.clone(),
+            shards: c.shards,
+            unique: c.unique.map(|u| u.group),
+            no_symmetry: c.no_symmetry,
+        }
     }
+
+    /// How a record of the case, `c`, stands apart from this, if it does: the first of
+    /// board, options and split that differs.
+    pub fn apart(&self, c: &CaseRecord) -> Option<Apart> {
+        if self.board != c.board || self.n != c.n {
+            Some(Apart::Board)
+        } else if self.unique != c.unique.map(|u| u.group) {
+            Some(Apart::Unique)
+        } else if self.no_symmetry != c.no_symmetry {
+            Some(Apart::NoSymmetry)
+        } else if self.plan != c.plan || self.shards != c.shards {
+            Some(Apart::Split)
+        } else {
+            None
+        }
+    }
+}
+
+/// One of two records apart: where it was read, what it says of its case, and its build.
+pub struct Side<'a> {
+    pub place: String,
+    pub header: &'a Header,
+    pub build: &'a str,
 }
 
 /// Why `b` may not be added up with `a`, records of case `case` of the input `file`, which
 /// stand apart as `why` says: each named by its place, and by what sets it apart.
-pub fn message(file: &str, case: usize, why: Apart, (a, ca): (&Located, &CaseRecord), (b, cb): (&Located, &CaseRecord)) -> String {
-    let (at, bt) = (a.place(), b.place());
+pub fn message(file: &str, case: usize, why: Apart, a: &Side<'_>, b: &Side<'_>) -> String {
+    let (at, bt, ha, hb) = (&a.place, &b.place, a.header, b.header);
     let said = match why {
         Apart::Board => format!(
             "{bt} is a record of another board than {at}: board sha256 {}... ({n}x{n}) against {}... ({m}x{m}); part files of \
              two inputs (of one name, say) do not merge",
-            short(&cb.board),
-            short(&ca.board),
-            n = cb.n,
-            m = ca.n
+            short(&hb.board),
+            short(&ha.board),
+            n = hb.n,
+            m = ha.n
         ),
-        Apart::Unique => {
-            let (with, without) = if ca.unique.is_some() { (&at, &bt) } else { (&bt, &at) };
-            match (ca.unique, cb.unique) {
-                (Some(u), Some(v)) => format!(
-                    "{at} and {bt} disagree on the board's symmetries for --unique (a group of {} against {}): \
-                     they count two boards",
-                    u.group, v.group
-                ),
-                _ => format!(
+        Apart::Unique => match (ha.unique, hb.unique) {
+            (Some(u), Some(v)) => format!(
+                "{at} and {bt} disagree on the board's symmetries for --unique (a group of {u} against {v}): they count two \
+                 boards"
+            ),
+            _ => {
+                let (with, without) = if ha.unique.is_some() { (at, bt) } else { (bt, at) };
+                format!(
                     "{with} was counted with --unique and {without} without: records of runs with other options do not \
                      merge; count the shard again as the others were"
-                ),
+                )
             }
-        }
+        },
         Apart::NoSymmetry => {
-            let (with, without) = if ca.no_symmetry { (&at, &bt) } else { (&bt, &at) };
+            let (with, without) = if ha.no_symmetry { (at, bt) } else { (bt, at) };
             format!(
                 "{with} was counted with --no-symmetry and {without} without, from another plan: records of runs with \
                  other options do not merge; count the shard again as the others were"
             )
         }
-        Apart::Split if ca.shards != cb.shards => {
-            format!("{bt} is one of {} shards, but {at} one of {}: parts of one split only merge", cb.shards, ca.shards)
+        Apart::Split if ha.shards != hb.shards => {
+            format!("{bt} is one of {} shards, but {at} one of {}: parts of one split only merge", hb.shards, ha.shards)
         }
         Apart::Split => {
-            let (ba, bb) = (a.record.build(), b.record.build());
-            let builds = if ba == bb { format!("both by build {ba}") } else { format!("by another build: {bb} against {ba}") };
+            let builds = if a.build == b.build {
+                format!("both by build {}", a.build)
+            } else {
+                format!("by another build: {} against {}", b.build, a.build)
+            };
             format!("{bt} was counted from another plan or split than {at} ({builds}): parts of one split only merge")
         }
     };
@@ -88,22 +126,26 @@ fn short(digest: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{case, located};
+    use super::super::tests::case;
     use super::super::{Record, UniquePart};
     use super::*;
 
-    fn record(edit: impl FnOnce(&mut CaseRecord)) -> Record {
+    fn record(edit: impl FnOnce(&mut CaseRecord)) -> CaseRecord {
         let Record::Case(mut c) = case(0, 1, 0, 2, 5) else { unreachable!() };
         edit(&mut c);
-        Record::Case(c)
+        *c
     }
 
     #[test]
     fn records_apart_are_named_by_what_sets_them_apart() {
         let said = |edit: fn(&mut CaseRecord)| {
-            let read = located(vec![record(|_| {}), record(edit)]);
-            let (Record::Case(a), Record::Case(b)) = (&read[0].record, &read[1].record) else { unreachable!() };
-            apart(a, b).map(|why| message("in", 1, why, (&read[0], a), (&read[1], b)))
+            let (a, b) = (record(|_| {}), record(edit));
+            let first = Header::of(&a);
+            let why = first.apart(&b)?;
+            let (one, two) = (Header::of(&b), "parts, line 2 (shard 0)".to_string());
+            let side = |place: &str, header, build| Side { place: place.into(), header, build };
+            let (build_a, build_b) = (a.build.as_deref().unwrap_or_default(), b.build.as_deref().unwrap_or_default());
+            Some(message("in", 1, why, &side("parts, line 1 (shard 0)", &first, build_a), &side(&two, &one, build_b)))
         };
         assert_eq!(said(|c| c.count = 6), None, "another count is a disagreement, not records apart");
         assert_eq!(

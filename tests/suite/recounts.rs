@@ -210,6 +210,66 @@ fn records_of_two_boards_of_one_name_or_other_options_are_named_for_what_they_ar
     assert!(err.contains("plain.jsonl, line 1 (shard 1) was counted with --no-symmetry and "), "{err}");
 }
 
+/// A run of `m` shards of empty 14x14 made from one real shard's records, each shard's
+/// copy sealed again, in part files of 1,024 shards in `dir`; and what a merge prints of it.
+fn synthetic_run(dir: &Path, m: usize) -> (Vec<PathBuf>, String) {
+    let out = nqueen().args(["--shard", &format!("0/{m}"), "fixtures/bench/empty_14.in"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let count = field(text.lines().next().unwrap(), "count").as_u64().unwrap();
+    let mut files = Vec::new();
+    for (task, first) in (0..m).step_by(1024).enumerate() {
+        let mut part = String::new();
+        for k in first..(first + 1024).min(m) {
+            for line in text.lines() {
+                part.push_str(&resealed(line, |b| b.replacen("\"shard\":0,", &format!("\"shard\":{k},"), 1)));
+                part.push('\n');
+            }
+        }
+        let path = dir.join(format!("part-{task}.jsonl"));
+        std::fs::write(&path, part).unwrap();
+        files.push(path);
+    }
+    (files, format!("Case 1: {}\n", u128::from(count) * m as u128))
+}
+
+#[test]
+fn merge_status_and_recheck_keep_a_few_bytes_a_shard() {
+    if !Path::new("/proc/self/status").exists() {
+        return crate::common::skip_missing_tool("merge_status_and_recheck_keep_a_few_bytes_a_shard", "/proc (Linux)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for m in [16_384, 131_072] {
+        let home = dir.path().join(m.to_string());
+        std::fs::create_dir(&home).unwrap();
+        let (files, answer) = synthetic_run(&home, m);
+        for command in [&["merge"][..], &["status"], &["recheck", "--share", "0.02"]] {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"))
+                .args(command)
+                .args(&files)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut said = String::new();
+            let mut out = child.stdout.take().unwrap();
+            let reader = std::thread::spawn(move || std::io::Read::read_to_string(&mut out, &mut said).map(|_| said));
+            let peak = crate::common::peak_rss_kb(&mut child);
+            let said = reader.join().unwrap().unwrap();
+            if command == ["merge"] {
+                assert_eq!(said, answer);
+            }
+            peaks.push((command[0], m, peak));
+        }
+    }
+    eprintln!("peak RSS (command, shards, kB): {peaks:?}");
+    // Each record was about 1.6 kB kept; a ledger keeps a few bytes a shard.
+    for (small, large) in peaks[..3].iter().zip(&peaks[3..]) {
+        let grew = large.2.saturating_sub(small.2) as f64 * 1024.0 / (large.1 - small.1) as f64;
+        assert!(grew <= 64.0 && large.2 < 64 * 1024, "{}: {grew:.1} bytes a shard more, {} kB in all", small.0, large.2);
+    }
+}
+
 #[test]
 fn an_edited_record_is_refused_by_its_digest() {
     let dir = tempfile::tempdir().unwrap();
