@@ -29,7 +29,7 @@ use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
 use crate::words::{os_words, quoted_input};
-use crate::work::{self, Unit};
+use crate::work::{self, Shard, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
 /// what fails in `outcome`.
@@ -71,7 +71,7 @@ pub(super) fn run<O: Write, E: Write>(
             return outcome.note(Failure::of(&e, ctl));
         }
     }
-    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance };
+    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance, board_hash: None };
     for (index, input) in config.inputs.iter().enumerate() {
         let opened: Result<Box<dyn Read + Send>, _> = match input {
             Input::Stdin if config.stdin_closed => Err(files::FileError::StdinClosed),
@@ -115,6 +115,8 @@ struct Run<'a> {
     ctl: &'a Arc<Control>,
     /// What every part record says of this run.
     provenance: Provenance,
+    /// The last case's board hash, by input and case: made once for all its shards.
+    board_hash: Option<((usize, usize), String)>,
 }
 
 /// A counted case: its tally, the plan it was counted from (see [`crate::split::Split::fingerprint`];
@@ -203,10 +205,14 @@ impl Run<'_> {
                 }
             };
             cases += 1;
-            let scopes: Vec<Scope> = self.counting.shards.as_ref().map_or(vec![Scope::Whole], |s| s.iter().map(Scope::Shard).collect());
+            // Each scope, with the shards listed after it: a shard is planned beside them.
+            let shards = self.counting.shards.as_ref();
+            let listed = shards.map_or(&[][..], |s| &s.indices[..]);
+            let scope = |i: usize| shards.map_or(Scope::Whole, |s| Scope::Shard(Shard { index: s.indices[i], count: s.count }));
+            let scopes = listed.len().max(1);
             if self.counting.dry_run {
-                for &scope in &scopes {
-                    let mut case = self.solver.prepare(&board, scope);
+                for i in 0..scopes {
+                    let mut case = self.solver.prepare_ahead(&board, scope(i), listed.get(i + 1..).unwrap_or_default());
                     case.estimate();
                     sink.line(&dry_run::line(index, &name, cases, &board, &case))?;
                 }
@@ -214,9 +220,10 @@ impl Run<'_> {
             }
             // Nothing after the last board of the last input: auto need not race its opening GPU.
             let last = index + 1 == self.config.inputs.len() && boards.at_end();
-            for (i, &scope) in scopes.iter().enumerate() {
-                let ends = last && i + 1 == scopes.len();
-                self.answer_case(index, &name, (cases, &board), scope, ends, sink)?;
+            for i in 0..scopes {
+                let ends = last && i + 1 == scopes;
+                let ahead = listed.get(i + 1..).unwrap_or_default();
+                self.answer_case(index, &name, (cases, &board), (scope(i), ahead), ends, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;
@@ -224,21 +231,26 @@ impl Run<'_> {
     }
 
     /// Counts `scope` of case `case` of input `index` (named `name`), `board`, and writes its
-    /// answer or part record; says its warnings and statistics. `ends` says whether the run
-    /// ends once it is counted.
+    /// answer or part record; says its warnings and statistics. `ahead` lists the shards
+    /// to count after it, and `ends` says whether the run ends once it is counted.
     fn answer_case<O: Write, E: Write>(
         &mut self,
         index: usize,
         name: &str,
         (case, board): (usize, &Board),
-        scope: Scope,
+        (scope, ahead): (Scope, &[usize]),
         ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
         let shown = quoted_input(name);
         let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
+        let quick = match scope {
+            Scope::Shard(shard) => self.solver.is_quick(board, shard),
+            Scope::Whole => false,
+        };
         let counted = match small {
             Some(report) => Ok(Counted::plain(report)),
+            None if quick => self.case(index, (case, board), (scope, ahead), ends),
             None => {
                 // A count that may take a while: the answers before it go out first.
                 sink.flush()?;
@@ -247,7 +259,7 @@ impl Run<'_> {
                     Scope::Shard(s) => format!("case {case}, shard {}/{}", s.index, s.count),
                 };
                 let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
-                self.case(index, (case, board), scope, ends)
+                self.case(index, (case, board), (scope, ahead), ends)
             }
         };
         let counted = match counted {
@@ -354,15 +366,27 @@ impl Run<'_> {
 
     /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
     /// holds: its tally, and the report of this run's count (none when the checkpoint held
-    /// all of it). `ends` says whether the run ends once it is counted.
-    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope, ends: bool) -> Result<Counted, Error> {
+    /// all of it). `ahead` lists the shards to count after it, planned beside it, and
+    /// `ends` says whether the run ends once it is counted.
+    fn case(
+        &mut self,
+        index: usize,
+        (case, board): (usize, &Board),
+        (scope, ahead): (Scope, &[usize]),
+        ends: bool,
+    ) -> Result<Counted, Error> {
         let started = SystemTime::now();
         if scope == Scope::Whole && self.checkpoint.is_none() {
             // answer_case found it is not small.
             let prepared = self.solver.prepare_large(board, scope);
             return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
         }
-        let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };
+        let hash = match self.board_hash.take() {
+            Some((at, hash)) if at == (index, case) => hash,
+            _ => work::sha256(board.to_string().as_bytes()),
+        };
+        self.board_hash = Some(((index, case), hash.clone()));
+        let at = CaseShard { input: index, case, board: hash, shard: scope.shard() };
         let resume = match &self.checkpoint {
             Some(c) => c.resume(&at).map_err(Error::Checkpoint)?,
             None => Resume::Fresh,
@@ -381,7 +405,7 @@ impl Run<'_> {
                 counted_by: run,
             });
         }
-        let mut prepared = self.solver.prepare(board, scope);
+        let mut prepared = self.solver.prepare_ahead(board, scope, ahead);
         // Units are cut by estimated work.
         prepared.estimate();
         let all = prepared.all();

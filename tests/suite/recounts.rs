@@ -438,8 +438,14 @@ fn timed(line: &str, rate: f64, ended: &str) -> String {
 #[test]
 fn machines_named_by_the_operator_are_rated_flagged_and_drawn() {
     let dir = tempfile::tempdir().unwrap();
+    // A board whose every shard holds work to be timed by (a small board's shards of some
+    // tens of thousands of nodes put all of it in one of them).
     let run = |machine: &str, list: &str| {
-        let out = nqueen().env("NQUEEN_MACHINE", machine).args(["--shard", &format!("{list}/{M}"), INPUT]).output().unwrap();
+        let out = nqueen()
+            .env("NQUEEN_MACHINE", machine)
+            .args(["--shard", &format!("{list}/{M}"), "fixtures/bench/empty_17.in"])
+            .output()
+            .unwrap();
         assert!(out.status.success());
         String::from_utf8(out.stdout).unwrap()
     };
