@@ -9,6 +9,7 @@ use crate::control::{Control, Interrupted};
 use crate::plan::Plan;
 use crate::prefix::{Prefix, Prefixes};
 use crate::tally::Tally;
+use crate::tuning::ONE_THREAD_NODES;
 use search::Search;
 pub use search::{nodes_per_second, search_name, speedup_over_scalar, widest_speedup};
 
@@ -74,9 +75,10 @@ pub fn count(plan: &Plan, prefixes: &Prefixes, work: &[f64], schedule: Schedule,
         });
         search.run(plan, depth, mine.map_while(|chunk| chunk).flatten().copied(), ctl)
     };
-    // One thread, or one chunk, which one thread takes whatever the pool: counted here, the
-    // count wakes no thread.
+    // One thread, or one chunk, which one thread takes whatever the pool, or less work than
+    // waking the others costs: counted here, the count wakes no thread.
     let one_thread = threads == 1
+        || (!work.is_empty() && work.iter().sum::<f64>() < ONE_THREAD_NODES)
         || match schedule {
             Schedule::Static => items.len() <= STATIC_CHUNK,
             Schedule::Dynamic => chunks.len() <= 2,

@@ -5,6 +5,7 @@
 //! of them: the answers ([`merge`]), how far a run is ([`status`]), which shards to count
 //! again ([`recheck`]), and a summary to publish ([`summary`]).
 
+pub mod apart;
 pub mod ledger;
 pub mod machines;
 pub mod merge;
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::{digest, json, FileError};
 pub use crate::gpu::Card;
-pub use read::{read, read_from, Located};
+pub use read::{read, read_from, read_into, read_path_into, Located};
 
 /// Why part records give no answer, status, list of shards or summary; each message names
 /// the file and line of the record at fault.
@@ -37,6 +38,9 @@ pub enum PartsError {
     Incomplete(String),
     /// Records of one shard, or of one input's end, disagree.
     Disagree(String),
+    /// Records that cannot all be right: counts that add up past 2^128 - 1, or a count of
+    /// an empty board that no empty board has.
+    Impossible(String),
     /// The picture of the run could not be drawn.
     Plot(String),
 }
@@ -48,6 +52,7 @@ impl std::fmt::Display for PartsError {
             | PartsError::Mismatch(why)
             | PartsError::Incomplete(why)
             | PartsError::Disagree(why)
+            | PartsError::Impossible(why)
             | PartsError::Plot(why) => f.write_str(why),
         }
     }
@@ -61,13 +66,40 @@ impl std::error::Error for PartsError {}
 /// the names hold.
 pub const MAX_FILE_NAME: usize = 4096;
 
+/// A name too long for a part record (see [`MAX_FILE_NAME`] and
+/// [`provenance::MAX_MACHINE`]), by its length in bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TooLong {
+    /// An input's name, and its first 40 characters to know it by.
+    FileName { start: String, bytes: usize },
+    /// The machine's name from [`provenance::MACHINE_VARIABLE`].
+    Machine { bytes: usize },
+    /// The host's name.
+    Host { bytes: usize },
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (most, limit) = (provenance::MAX_MACHINE, "a part record takes");
+        match self {
+            TooLong::FileName { start, bytes } => {
+                write!(f, "{start}...: a file name of {bytes} bytes, more than the {MAX_FILE_NAME} {limit}")
+            }
+            TooLong::Machine { bytes } => write!(f, "{} is {bytes} bytes long, more than the {most} {limit}", provenance::MACHINE_VARIABLE),
+            TooLong::Host { bytes } => write!(f, "the host's name is {bytes} bytes long, more than the {most} {limit}"),
+        }
+    }
+}
+
+impl std::error::Error for TooLong {}
+
 /// Why a part record could not take `name`, an input's name, if it could not.
-pub fn file_name_fits(name: &str) -> Result<(), String> {
+pub fn file_name_fits(name: &str) -> Result<(), TooLong> {
     if name.len() <= MAX_FILE_NAME {
         return Ok(());
     }
-    let start: String = name.chars().take(40).collect();
-    Err(format!("{start}...: a file name of {} bytes, more than the {MAX_FILE_NAME} a part record takes", name.len()))
+    Err(TooLong::FileName { start: name.chars().take(40).collect(), bytes: name.len() })
 }
 
 /// The records' format: 2 has provenance and a digest; a merge refuses other formats.
@@ -132,6 +164,10 @@ pub struct CaseRecord {
     /// With `--unique`: what the shard adds to the case's unique count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<UniquePart>,
+    /// Whether it was counted with `--no-symmetry`, whose plan and split are another's
+    /// (written only where it was: records of other runs read as they were).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_symmetry: bool,
     /// The process that counted it (see [`provenance::Provenance`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
@@ -246,6 +282,13 @@ impl Record {
 
     /// The record one line of JSON holds.
     pub fn from_line(line: &str) -> Result<Record, FileError> {
+        // Lines nqueen writes say which record they hold first: read once, not twice.
+        if line.starts_with("{\"record\":\"case\",") {
+            return Ok(Record::Case(Box::new(json::parse(line)?)));
+        }
+        if line.starts_with("{\"record\":\"end\",") {
+            return Ok(Record::End(json::parse(line)?));
+        }
         Ok(match json::parse::<Tag>(line)?.record {
             Kind::Case => Record::Case(Box::new(json::parse(line)?)),
             Kind::End => Record::End(json::parse(line)?),
@@ -327,6 +370,7 @@ mod tests {
             seconds: 0.5,
             method: IgnoredAny,
             unique: None,
+            no_symmetry: false,
             run: Some("r1".into()),
             host: Some("h".into()),
             build: Some("0.1.0+abc".into()),
@@ -398,5 +442,11 @@ mod tests {
         let (read, problem) = read_from(text.as_bytes(), "parts");
         assert_eq!(problem, None);
         read
+    }
+
+    /// `records`, read from a part file named "parts", in a closed ledger that keeps
+    /// what a summary and a picture need.
+    pub(super) fn ledger(records: Vec<Record>) -> ledger::Ledger {
+        ledger::Ledger::of(located(records), ledger::Keep { summary: true, plot: true })
     }
 }

@@ -11,13 +11,17 @@ mod options;
 mod report;
 mod sieves;
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::board::Board;
 use crate::control::Control;
 use crate::error::Error;
 use crate::plan::{self, Plan};
-use crate::split::Split;
+use crate::split::{Root, Split, Weights};
+use crate::tuning::ONE_THREAD_NODES;
+use crate::work::Shard;
 use auto::Auto;
 use backend::GpuPlan;
 use case::Job;
@@ -38,16 +42,44 @@ pub struct Solver {
     auto: Auto,
     /// The last board split for shards, for the next of its shards.
     last_split: Option<LastSplit>,
+    /// The CPU's name for a count of the plan's prefixes at a depth, as last made: its
+    /// shards that hold nothing are named without a search being set up for each.
+    cpu_name: Option<(Arc<Plan>, usize, String)>,
     sieves: Sieves,
 }
 
+/// Shards whose roots one walk down a board's tree finds, at most: their roots wait for
+/// their turn.
+pub const AHEAD: usize = 1024;
+
 /// A board split for shards: whether it is small (see [`plan::small_count`]), its plan and
-/// its split.
-struct LastSplit {
+/// its split, with the weights of the nodes its shards' walks have weighed so far and the
+/// roots of the shards found ahead of their turn: the shards of one board are planned
+/// together, not each again.
+pub(super) struct LastSplit {
     board: Board,
     small: bool,
-    plan: Plan,
-    split: Split,
+    pub(super) plan: Arc<Plan>,
+    pub(super) split: Split,
+    pub(super) fingerprint: String,
+    weights: Weights,
+    ahead: HashMap<usize, Vec<Root>>,
+}
+
+impl LastSplit {
+    /// The roots of shard `shard`: found ahead, or now, beside those of the first of
+    /// `ahead`, the shards listed after it.
+    pub(super) fn roots(&mut self, shard: usize, ahead: &[usize]) -> Vec<Root> {
+        if let Some(roots) = self.ahead.remove(&shard) {
+            return roots;
+        }
+        let mut walk: Vec<usize> = std::iter::once(shard).chain(ahead.iter().copied().take(AHEAD - 1)).collect();
+        walk.sort_unstable();
+        walk.dedup();
+        let found = self.split.roots_of(&self.plan, &walk, &mut self.weights);
+        self.ahead = walk.into_iter().zip(found).collect();
+        self.ahead.remove(&shard).unwrap_or_default()
+    }
 }
 
 impl Solver {
@@ -57,7 +89,7 @@ impl Solver {
         if options.backend == Backend::Gpu {
             gpu.start();
         }
-        Solver { options, gpu, auto: Auto::default(), last_split: None, sieves: Sieves::default() }
+        Solver { options, gpu, auto: Auto::default(), last_split: None, cpu_name: None, sieves: Sieves::default() }
     }
 
     /// With `Backend::Gpu`, waits for the GPU to open: an error when none is usable. With
@@ -144,41 +176,54 @@ impl Solver {
     /// 0. With `auto`, the GPU starts opening in the background as soon as an estimate says
     /// the count may need it.
     pub fn prepare(&mut self, board: &Board, scope: Scope) -> Case {
+        self.prepare_ahead(board, scope, &[])
+    }
+
+    /// [`Solver::prepare`] of a shard to be followed by the shards `ahead` of the same
+    /// board: the roots of up to [`AHEAD`] of them are found in the same walk down the
+    /// board's tree, and kept for their turn.
+    pub fn prepare_ahead(&mut self, board: &Board, scope: Scope, ahead: &[usize]) -> Case {
         // The shards of a list are prepared one after another: the first probed the board.
         let small = match &self.last_split {
             Some(last) if last.board == *board => last.small,
             _ => plan::small_count(board).is_some(),
         };
-        self.prepare_known(board, scope, small)
+        self.prepare_known(board, scope, small, ahead)
+    }
+
+    /// Whether shard `shard` of `board` is known to be quick to count: found ahead of its
+    /// turn (see [`Solver::prepare_ahead`]) with less work than the CPU counts on one thread
+    /// ([`ONE_THREAD_NODES`]), such as the shards that hold nothing of a small board.
+    pub fn is_quick(&self, board: &Board, shard: Shard) -> bool {
+        let last = self.last_split.as_ref().filter(|l| l.split.shards() == shard.count && l.board == *board);
+        let roots = last.and_then(|l| l.ahead.get(&shard.index));
+        roots.is_some_and(|roots| roots.iter().map(|r| r.estimate).sum::<f64>() < ONE_THREAD_NODES)
     }
 
     /// [`Solver::prepare`] of a board known not to be small ([`small`] gave `None`): the
     /// probe costs as much as a small board's whole count.
     pub fn prepare_large(&mut self, board: &Board, scope: Scope) -> Case {
-        self.prepare_known(board, scope, false)
+        self.prepare_known(board, scope, false, &[])
     }
 
-    fn prepare_known(&mut self, board: &Board, scope: Scope, small: bool) -> Case {
+    fn prepare_known(&mut self, board: &Board, scope: Scope, small: bool, ahead: &[usize]) -> Case {
         let started = Instant::now();
         let shard = match scope {
             Scope::Whole => return Case::whole(self.plan(board, 1), small, started),
             Scope::Shard(shard) => shard,
         };
-        let (plan, split) = match self.last_split.take() {
-            Some(last) if last.board == *board && last.split.shards() == shard.count => (last.plan, last.split),
-            _ if small => {
-                let plan = Plan::plain(board);
-                let split = Split::all_in_first(&plan, shard.count);
-                (plan, split)
-            }
+        let mut last = match self.last_split.take() {
+            Some(last) if last.board == *board && last.split.shards() == shard.count => last,
             _ => {
-                let plan = self.plan(board, shard.count);
-                let split = Split::new(&plan, shard.count);
-                (plan, split)
+                let plan = if small { Plan::plain(board) } else { self.plan(board, shard.count) };
+                let split = if small { Split::all_in_first(&plan, shard.count) } else { Split::new(&plan, shard.count) };
+                let fingerprint = split.fingerprint(&plan);
+                let plan = Arc::new(plan);
+                LastSplit { board: board.clone(), small, plan, split, fingerprint, weights: Weights::default(), ahead: HashMap::new() }
             }
         };
-        let case = Case::of_shard(&plan, &split, shard, small, started);
-        self.last_split = Some(LastSplit { board: board.clone(), small, plan, split });
+        let case = Case::of_shard(&mut last, shard, ahead, started);
+        self.last_split = Some(last);
         case
     }
 
@@ -210,7 +255,11 @@ impl Solver {
         let job = Job::new(case, part);
         let mut report = Report::new(board, &case.plan, &job.prefixes);
         report.plan_time = case.plan_time;
+        let nothing = job.prefixes.items.is_empty() && part.record.is_none();
         match self.options.backend {
+            // A shard that holds nothing of its board, as thousands of a small board's do:
+            // no counter to choose or start.
+            _ if nothing => report.backend = self.cpu_name(&case.plan, job.prefixes.depth).into(),
             Backend::Gpu if !job.counted_at_once() => {
                 let nodes = job.nodes();
                 self.gpu.want_cards_for(nodes);
@@ -229,6 +278,19 @@ impl Solver {
         report.elapsed = case.started.elapsed();
         ctl.end();
         Ok(report)
+    }
+}
+
+impl Solver {
+    /// The CPU as a record names it for a count of `plan`'s prefixes at row `depth` (see
+    /// [`backend::cpu_name`]), made once for the shards of one board.
+    fn cpu_name(&mut self, plan: &Arc<Plan>, depth: usize) -> String {
+        if let Some((_, _, name)) = self.cpu_name.as_ref().filter(|(p, d, _)| Arc::ptr_eq(p, plan) && *d == depth) {
+            return name.clone();
+        }
+        let name = backend::cpu_name(plan, depth, self.options.schedule);
+        self.cpu_name = Some((Arc::clone(plan), depth, name.clone()));
+        name
     }
 }
 

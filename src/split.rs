@@ -35,6 +35,16 @@ use crate::work::Shard;
 /// Roots per shard's width, about: the width a node must exceed to be divided is the
 /// shard's over this, so that a shard's estimate is within a few percent of its width.
 pub const ROOTS_PER_SHARD: f64 = 32.0;
+/// The stretch a node must exceed to be divided where the shards are *narrow*: where a
+/// shard's width over [`ROOTS_PER_SHARD`] is less than this. A root of fewer nodes costs
+/// more to find (a node's weight takes a thousand dives, or a count of it) than to count:
+/// a board of 16x16 in 2,048 shards would have some 65,536 roots of about 4,000 nodes
+/// each, each weighed by 1,024 dives. Such a split is another rule: its line is the
+/// boards' first, rough estimates, each node is weighed by [`LEAST_DIVES`] dives, and its
+/// shards are less even, each a few milliseconds of counting at most.
+const NARROW_NODES: f64 = (1u64 << 20) as f64;
+/// Added to [`RULE`] in the fingerprint of a split of narrow shards.
+const NARROW_RULE: &str = "narrow-1";
 /// Random dives that estimate the plan's boards, in all: an error at the top is shared by
 /// every shard below it. Each board gets its share of them by a first, rough estimate.
 const TOP_DIVES: f64 = (1 << 22) as f64;
@@ -68,6 +78,8 @@ pub struct Split {
     /// [`NOTED_ROWS`] rows that a shard's walk may weigh; its other nodes are counted
     /// too, as the walk meets them, not estimated.
     counted: Option<HashMap<Prefix, u64>>,
+    /// Whether its shards are narrow (see [`NARROW_NODES`]).
+    narrow: bool,
 }
 
 /// A partial board at the bottom of the divided tree: what a shard counts.
@@ -91,17 +103,19 @@ impl Root {
     }
 }
 
-/// A node of the tree while it is being divided.
-#[derive(Clone)]
+/// A node of the tree while it is being divided: its queens' columns (the first `depth`),
+/// kept in place, since the walk makes and drops nodes by the thousand.
+#[derive(Clone, Copy)]
 struct Node {
     board: u32,
-    queens: Vec<u8>,
+    queens: [u8; 32],
+    depth: u8,
     prefix: Prefix,
 }
 
 impl Node {
     fn depth(&self) -> usize {
-        self.queens.len()
+        usize::from(self.depth)
     }
 
     /// Its children, lowest column first.
@@ -111,9 +125,9 @@ impl Node {
         while avail != 0 {
             let bit = avail & avail.wrapping_neg();
             avail ^= bit;
-            let mut queens = self.queens.clone();
-            queens.push(bit.trailing_zeros() as u8);
-            out.push(Node { board: self.board, queens, prefix: self.prefix.place(bit) });
+            let mut child = Node { prefix: self.prefix.place(bit), depth: self.depth + 1, ..*self };
+            child.queens[self.depth()] = bit.trailing_zeros() as u8;
+            out.push(child);
         }
         out
     }
@@ -139,19 +153,36 @@ impl Node {
     }
 
     /// Its stretch's length: its search nodes, noted or counted where the case's are
-    /// `counted`, else estimated.
-    fn weight(&self, plan: &Plan, counted: Option<&HashMap<Prefix, u64>>) -> f64 {
-        let Some(notes) = counted else { return self.estimate(plan, dives_at(self.depth())) };
+    /// `counted`, else estimated (by [`LEAST_DIVES`] dives where the shards are `narrow`).
+    fn weight(&self, plan: &Plan, counted: Option<&HashMap<Prefix, u64>>, narrow: bool) -> f64 {
+        let dives = if narrow { LEAST_DIVES } else { dives_at(self.depth()) };
+        let Some(notes) = counted else { return self.estimate(plan, dives) };
         let mut budget = COUNTED_NODES;
         match notes.get(&self.prefix).copied().or_else(|| self.nodes(plan, &mut budget, 0, &mut Vec::new())) {
             Some(nodes) => nodes as f64,
-            None => self.estimate(plan, dives_at(self.depth())),
+            None => self.estimate(plan, dives),
         }
     }
 
     fn into_root(self, start: f64, estimate: f64) -> Root {
-        Root { board: self.board, queens: self.queens, prefix: self.prefix, start, estimate }
+        Root { board: self.board, queens: self.queens[..self.depth()].to_vec(), prefix: self.prefix, start, estimate }
     }
+}
+
+/// The longest stretch that is not divided further, of a case of `total` estimated nodes
+/// in `shards` shards, `narrow` or not (see [`NARROW_NODES`]).
+fn finest(total: f64, shards: usize, narrow: bool) -> f64 {
+    if narrow {
+        NARROW_NODES
+    } else {
+        total / shards as f64 / ROOTS_PER_SHARD
+    }
+}
+
+/// Whether shards of a case of `total` nodes in `shards` shards are narrow, where no stretch of `narrowest`
+/// nodes or less needs to be divided (see [`NARROW_NODES`]).
+fn is_narrow(total: f64, shards: usize, narrowest: f64) -> bool {
+    total > 0.0 && total / shards as f64 / ROOTS_PER_SHARD < narrowest
 }
 
 /// Dives for a node `depth` rows down, below the plan's boards.
@@ -173,11 +204,12 @@ impl Split {
     /// The line of `plan`'s case, to be cut into `shards` shards: its boards' search nodes
     /// counted where they are at most [`COUNTED_NODES`], else estimated.
     pub fn new(plan: &Plan, shards: usize) -> Split {
-        Split::counted_up_to(plan, shards, COUNTED_NODES)
+        Split::bounded(plan, shards, COUNTED_NODES, NARROW_NODES)
     }
 
-    /// [`Split::new`], with `most` for the bound.
-    fn counted_up_to(plan: &Plan, shards: usize, most: u64) -> Split {
+    /// [`Split::new`], with `most` for the bound of a counted case and `narrowest` for
+    /// [`NARROW_NODES`] where shards are narrow.
+    fn bounded(plan: &Plan, shards: usize, most: u64, narrowest: f64) -> Split {
         let boards = 0..plan.boards.len() as u32;
         // A case the planner puts past half the bound is not counted: a count that ran
         // into the bound would be lost.
@@ -187,14 +219,18 @@ impl Split {
                 boards.clone().map(|b| top(b).nodes(plan, &mut budget, NOTED_ROWS + 1, &mut notes).map(|n| n as f64)).collect();
             if let Some(tops) = counted {
                 let (shards, total) = (shards.max(1), tops.iter().sum::<f64>());
+                let narrow = is_narrow(total, shards, narrowest);
                 // The walk divides no node shorter than the finest stretch (see
                 // `Split::roots`); a node's stretch is about its nodes.
-                let counted = nodes::kept(&notes, total / shards as f64 / ROOTS_PER_SHARD / 2.0);
-                return Split { shards, tops, total, counted: Some(counted) };
+                let counted = nodes::kept(&notes, finest(total, shards, narrow) / 2.0);
+                return Split { shards, tops, total, counted: Some(counted), narrow };
             }
         }
         let rough: Vec<f64> = boards.clone().into_par_iter().map(|b| top(b).estimate(plan, LEAST_DIVES)).collect();
         let sum: f64 = rough.iter().sum();
+        if is_narrow(sum, shards.max(1), narrowest) {
+            return Split { shards: shards.max(1), tops: rough, total: sum, counted: None, narrow: true };
+        }
         let tops: Vec<f64> = boards
             .into_par_iter()
             .zip(&rough)
@@ -208,13 +244,13 @@ impl Split {
             })
             .collect();
         let total = tops.iter().sum();
-        Split { shards: shards.max(1), tops, total, counted: None }
+        Split { shards: shards.max(1), tops, total, counted: None, narrow: false }
     }
 
     /// The line of a case too small to split (see [`crate::plan::small_count`]), cut into
     /// `shards`: with nothing estimated, all of it lies in shard 0.
     pub fn all_in_first(plan: &Plan, shards: usize) -> Split {
-        Split { shards: shards.max(1), tops: vec![0.0; plan.boards.len()], total: 0.0, counted: None }
+        Split { shards: shards.max(1), tops: vec![0.0; plan.boards.len()], total: 0.0, counted: None, narrow: false }
     }
 
     /// The case's estimated search nodes.
@@ -239,20 +275,34 @@ impl Split {
 
     /// The roots of shard `shard` of `plan`'s case, in the tree's order.
     pub fn roots(&self, plan: &Plan, shard: usize) -> Vec<Root> {
+        self.roots_with(plan, shard, &mut Weights::default())
+    }
+
+    /// The roots of each of `shards` (sorted, none twice) of `plan`'s case, in the tree's
+    /// order, from one walk down the tree that visits every node a walk of any of them
+    /// would, taking the weights of nodes weighed before from `weights` and keeping those it
+    /// weighs there: the shards of one case share the top of its tree, and each weight costs
+    /// up to thousands of dives.
+    pub fn roots_of(&self, plan: &Plan, shards: &[usize], weights: &mut Weights) -> Vec<Vec<Root>> {
         let walk = Walk {
             split: self,
             plan,
-            finest: self.total / self.shards as f64 / ROOTS_PER_SHARD,
+            finest: finest(self.total, self.shards, self.narrow),
             deepest: plan.n.saturating_sub(ROWS_LEFT),
-            shard,
+            shards,
         };
-        let mut out = Vec::new();
+        let mut out = vec![Vec::new(); shards.len()];
         let mut at = 0.0;
         for (b, &estimate) in self.tops.iter().enumerate() {
-            walk.visit(top(b as u32), at, estimate, &mut out);
+            walk.visit(top(b as u32), at, estimate, &mut out, weights);
             at += estimate;
         }
         out
+    }
+
+    /// [`Split::roots`] from the weights `weights` keeps (see [`Split::roots_of`]).
+    pub fn roots_with(&self, plan: &Plan, shard: usize, weights: &mut Weights) -> Vec<Root> {
+        self.roots_of(plan, &[shard], weights).pop().unwrap_or_default()
     }
 
     /// A hex SHA-256 of what decides every shard of the case: the rule, the plan's boards
@@ -264,6 +314,9 @@ impl Split {
         if self.counted.is_some() {
             h.update(COUNTED_RULE.as_bytes());
         }
+        if self.narrow {
+            h.update(NARROW_RULE.as_bytes());
+        }
         let mut words = |xs: &[u64]| xs.iter().for_each(|x| h.update(x.to_le_bytes()));
         words(&[plan.n as u64, plan.boards.len() as u64, self.shards as u64]);
         for ((rows, &w), e) in plan.boards.iter().zip(&plan.weights).zip(&self.tops) {
@@ -273,7 +326,7 @@ impl Split {
     }
 }
 
-/// The way down the tree to one shard's roots.
+/// The way down the tree to some shards' roots.
 struct Walk<'a> {
     split: &'a Split,
     plan: &'a Plan,
@@ -281,32 +334,64 @@ struct Walk<'a> {
     finest: f64,
     /// The deepest row a root may end at.
     deepest: usize,
-    shard: usize,
+    /// The shards, sorted.
+    shards: &'a [usize],
+}
+
+/// The weights of the nodes of one case's tree weighed so far, by node (a node's weight is
+/// a function of its board, depth and attacks alone, and its prefix says all three): what
+/// the shards of one case share of their walks.
+#[derive(Default)]
+pub struct Weights {
+    known: HashMap<Prefix, f64>,
+}
+
+impl Weights {
+    /// The most weights kept: past it, they are forgotten and weighed again as needed
+    /// (a list of a million shards of one board; the weights are the same either way).
+    const MOST: usize = 1 << 20;
+
+    /// The weights of `children`, weighed by `weigh` where not known, on the worker
+    /// threads where `parallel`.
+    fn of(&mut self, children: &[Node], weigh: impl Fn(&Node) -> f64 + Sync, parallel: bool) -> Vec<f64> {
+        let known: Vec<Option<f64>> = children.iter().map(|c| self.known.get(&c.prefix).copied()).collect();
+        let unknown: Vec<&Node> = children.iter().zip(&known).filter(|(_, k)| k.is_none()).map(|(c, _)| c).collect();
+        let weighed: Vec<f64> =
+            if parallel { unknown.par_iter().map(|c| weigh(c)).collect() } else { unknown.iter().map(|c| weigh(c)).collect() };
+        if self.known.len() + weighed.len() > Weights::MOST {
+            self.known.clear();
+        }
+        self.known.extend(unknown.iter().map(|c| c.prefix).zip(weighed.iter().copied()));
+        let mut weighed = weighed.into_iter();
+        known.into_iter().map(|k| k.or_else(|| weighed.next()).unwrap_or(0.0)).collect()
+    }
 }
 
 impl Walk<'_> {
-    /// Adds the shard's roots below `node`, whose stretch is `len` from `start`, to `out`.
-    fn visit(&self, node: Node, start: f64, len: f64, out: &mut Vec<Root>) {
+    /// Adds the shards' roots below `node`, whose stretch is `len` from `start`, to `out`
+    /// (a list of roots for each shard), with the weights known in `weights`.
+    fn visit(&self, node: Node, start: f64, len: f64, out: &mut [Vec<Root>], weights: &mut Weights) {
         let split = self.split;
-        if self.shard < split.shard_at(start) || self.shard > split.shard_at(start + len) {
+        // The first of the shards from where the stretch starts: it must not be past its end.
+        let first = self.shards.partition_point(|&k| k < split.shard_at(start));
+        if self.shards.get(first).is_none_or(|&k| k > split.shard_at(start + len)) {
             return;
         }
         let children = if len > self.finest && node.depth() < self.deepest { node.children(self.plan) } else { Vec::new() };
         if children.is_empty() {
-            if split.shard_at(start + len / 2.0) == self.shard {
-                out.push(node.into_root(start, len));
+            if let Ok(at) = self.shards.binary_search(&split.shard_at(start + len / 2.0)) {
+                out[at].push(node.into_root(start, len));
             }
             return;
         }
-        let weight = |c: &Node| c.weight(self.plan, split.counted.as_ref());
+        let weight = |c: &Node| c.weight(self.plan, split.counted.as_ref(), split.narrow);
         // A small case's children are counted in less time than threads take to share them.
-        let estimates: Vec<f64> =
-            if split.counted.is_some() { children.iter().map(weight).collect() } else { children.par_iter().map(weight).collect() };
+        let estimates = weights.of(&children, weight, split.counted.is_none());
         let sum: f64 = estimates.iter().sum();
         let mut at = start;
         for (child, e) in children.into_iter().zip(estimates) {
             let part = len * e / sum;
-            self.visit(child, at, part, out);
+            self.visit(child, at, part, out, weights);
             at += part;
         }
     }
@@ -329,7 +414,7 @@ pub fn prefixes_fingerprint(split: &str, shard: Shard, prefixes: &Prefixes) -> S
 
 /// The top of board `b`'s tree: no queen yet.
 fn top(b: u32) -> Node {
-    Node { board: b, queens: Vec::new(), prefix: Prefix { board: b, ..Prefix::default() } }
+    Node { board: b, queens: [0; 32], depth: 0, prefix: Prefix { board: b, ..Prefix::default() } }
 }
 
 /// `roots` brought to one depth, their deepest, then further while they make fewer than
@@ -389,8 +474,14 @@ mod tests {
     /// estimates alone.
     const BOUNDS: [u64; 2] = [COUNTED_NODES, 0];
 
+    /// The split of `plan`'s case into `shards`, however narrow (never by
+    /// [`NARROW_NODES`]): the small boards of these tests are divided as large ones are.
+    fn fine(plan: &Plan, shards: usize) -> Split {
+        Split::bounded(plan, shards, COUNTED_NODES, 0.0)
+    }
+
     fn roots_of_every_shard(plan: &Plan, shards: usize, most: u64) -> Vec<Vec<Root>> {
-        let split = Split::counted_up_to(plan, shards, most);
+        let split = Split::bounded(plan, shards, most, 0.0);
         (0..shards).map(|k| split.roots(plan, k)).collect()
     }
 
@@ -415,7 +506,7 @@ mod tests {
             for shards in [1, 2, 7, 64] {
                 let all: Vec<Root> = roots_of_every_shard(plan, shards, most).into_iter().flatten().collect();
                 // In order along the line, one after another, covering it.
-                let split = Split::counted_up_to(plan, shards, most);
+                let split = Split::bounded(plan, shards, most, 0.0);
                 let mut at = 0.0;
                 for r in &all {
                     assert!((r.start - at).abs() <= 1e-9 * split.total(), "{shards} shards: a gap or overlap at {at}");
@@ -430,7 +521,7 @@ mod tests {
     fn a_small_case_is_split_by_its_nodes_counted() {
         let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap();
         let plan = Plan::symmetric(&board, crate::symmetry::Sym::Identity);
-        let split = Split::new(&plan, 4);
+        let split = fine(&plan, 4);
         let nodes: u64 = (0..plan.boards.len() as u32).map(|b| exact(&plan, top(b).prefix, 0)).sum();
         assert_eq!(split.total(), nodes as f64);
         // Every count it keeps is the node's.
@@ -440,12 +531,12 @@ mod tests {
             assert_eq!(n, exact(&plan, *p, p.cols.count_ones() as usize), "{p:?}");
         }
         // The estimates come near, in another split.
-        let estimated = Split::counted_up_to(&plan, 4, 0);
+        let estimated = Split::bounded(&plan, 4, 0, 0.0);
         assert!(estimated.counted.is_none() && (estimated.total() / split.total() - 1.0).abs() < 0.2);
         assert_ne!(split.fingerprint(&plan), estimated.fingerprint(&plan));
         // A case past the bound is estimated.
-        assert!(Split::counted_up_to(&plan, 4, nodes - 1).counted.is_none());
-        assert!(Split::counted_up_to(&plan, 4, nodes).counted.is_some());
+        assert!(Split::bounded(&plan, 4, nodes - 1, 0.0).counted.is_none());
+        assert!(Split::bounded(&plan, 4, nodes, 0.0).counted.is_some());
     }
 
     #[test]
@@ -454,7 +545,7 @@ mod tests {
         let board = Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap();
         let plan = Plan::symmetric(&board, crate::symmetry::Sym::Identity);
         for shards in [1, 2, 7, 64] {
-            let split = Split::new(&plan, shards);
+            let split = fine(&plan, shards);
             let kept = split.counted.as_ref().map_or(0, HashMap::len);
             assert!(kept > 0, "{shards} shards");
             let forgetful = Split { counted: Some(HashMap::new()), ..split.clone() };
@@ -469,7 +560,7 @@ mod tests {
         let small = Plan::plain(&Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap());
         let large = Plan::optimized(&Board::empty(13).unwrap());
         for (plan, least) in [(&small, 1), (&small, 300), (&small, 1 << 20), (&large, 5000)] {
-            let split = Split::new(plan, 3);
+            let split = fine(plan, 3);
             for k in 0..3 {
                 let roots = split.roots(plan, k);
                 let (prefixes, _) = prefixes(plan, &roots, least);
@@ -499,7 +590,7 @@ mod tests {
                 })
                 .sum()
         };
-        let whole = count(&Split::new(&plan, 1).roots(&plan, 0));
+        let whole = count(&fine(&plan, 1).roots(&plan, 0));
         for (shards, most) in [3, 16].into_iter().flat_map(|shards| BOUNDS.map(|most| (shards, most))) {
             let sum: u128 = roots_of_every_shard(&plan, shards, most).iter().map(|r| count(r)).sum();
             assert_eq!(sum, whole, "{shards} shards, bound {most}");
@@ -508,22 +599,86 @@ mod tests {
     }
 
     #[test]
+    fn narrow_shards_have_no_roots_finer_than_the_narrow_stretch() {
+        // Empty 15x15 (estimated) and 14x14 (counted) in 64 shards: a shard's width is some
+        // 30,000 and 6,000 nodes.
+        for n in [15, 14] {
+            let plan = Plan::optimized(&Board::empty(n).unwrap());
+            let (split, finer) = (Split::new(&plan, 64), fine(&plan, 64));
+            assert!(split.narrow && !finer.narrow);
+            let all: Vec<Root> = (0..64).flat_map(|k| split.roots(&plan, k)).collect();
+            let mut at = 0.0;
+            for r in &all {
+                assert!((r.start - at).abs() <= 1e-9 * split.total(), "{n}: a gap or overlap at {at}");
+                at = r.start + r.estimate;
+            }
+            assert!((at - split.total()).abs() <= 1e-9 * split.total());
+            // A few roots, not thousands; their solutions are the plan's, as for every split.
+            let fine_roots: usize = finer.roots_of(&plan, &(0..64).collect::<Vec<_>>(), &mut Weights::default()).iter().map(Vec::len).sum();
+            assert!(all.len() * 8 < fine_roots, "{n}: {} roots, {fine_roots} in the finer split", all.len());
+            let count = |roots: &[Root]| -> u128 {
+                let solutions = |r: &Root| {
+                    let b = r.board as usize;
+                    let (s, _) =
+                        crate::cpu::count_prefix(&plan.boards[b], &plan.due[b], r.depth(), &r.prefix, &Default::default()).unwrap();
+                    u128::from(s) * u128::from(plan.weights[b])
+                };
+                roots.iter().map(solutions).sum()
+            };
+            // OEIS A000170.
+            assert_eq!(count(&all), if n == 15 { 2_279_184 } else { 365_596 }, "{n}");
+            // Another split, told apart by its fingerprint.
+            assert_ne!(split.fingerprint(&plan), finer.fingerprint(&plan));
+        }
+        // A wide split is as it was.
+        let wide = Plan::optimized(&Board::empty(16).unwrap());
+        assert_eq!(Split::new(&wide, 2).fingerprint(&wide), fine(&wide, 2).fingerprint(&wide));
+    }
+
+    #[test]
+    fn one_walk_for_many_shards_finds_what_a_walk_for_each_does() {
+        let empty = Plan::optimized(&Board::empty(14).unwrap());
+        let small = Plan::symmetric(&Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap(), crate::symmetry::Sym::Identity);
+        for (plan, shards) in [(&empty, 512), (&small, 64)] {
+            let split = fine(plan, shards);
+            for list in [vec![0, 1, 2, 3], vec![5, 17, shards / 2, shards - 1], (0..shards).collect()] {
+                let each: Vec<Vec<Root>> = list.iter().map(|&k| split.roots(plan, k)).collect();
+                assert_eq!(split.roots_of(plan, &list, &mut Weights::default()), each, "{} shards of {shards}", list.len());
+            }
+        }
+    }
+
+    #[test]
+    fn weights_kept_from_other_shards_give_the_same_roots() {
+        let empty = Plan::optimized(&Board::empty(16).unwrap());
+        let small = Plan::symmetric(&Board::from_fn(11, |r, c| (r * 5 + c * 3) % 7 != 0).unwrap(), crate::symmetry::Sym::Identity);
+        for (plan, shards) in [(&empty, 64), (&small, 16)] {
+            let split = fine(plan, shards);
+            let mut weights = Weights::default();
+            for k in [3, 0, 1, shards - 1, 3] {
+                assert_eq!(split.roots_with(plan, k, &mut weights), split.roots(plan, k), "shard {k} of {shards}");
+            }
+            assert!(!weights.known.is_empty());
+        }
+    }
+
+    #[test]
     fn shards_are_even_by_estimate_and_repeat() {
         let plan = Plan::optimized(&Board::empty(16).unwrap());
-        let split = Split::new(&plan, 64);
+        let split = fine(&plan, 64);
         let width = split.total() / 64.0;
         for k in [0, 1, 31, 63] {
             let roots = split.roots(&plan, k);
             let estimate: f64 = roots.iter().map(|r| r.estimate).sum();
             assert!((estimate / width - 1.0).abs() < 2.0 / ROOTS_PER_SHARD, "shard {k}: {:.3} of its width", estimate / width);
-            assert_eq!(roots, Split::new(&plan, 64).roots(&plan, k));
+            assert_eq!(roots, fine(&plan, 64).roots(&plan, k));
         }
     }
 
     #[test]
     fn prefixes_share_their_roots_estimates() {
         let plan = Plan::optimized(&Board::empty(13).unwrap());
-        let split = Split::new(&plan, 5);
+        let split = fine(&plan, 5);
         let roots = split.roots(&plan, 2);
         let (prefixes, work) = prefixes(&plan, &roots, 1000);
         assert!(prefixes.items.len() >= 1000 || prefixes.depth == plan.n - ROWS_LEFT);
@@ -537,12 +692,12 @@ mod tests {
     #[test]
     fn fingerprints_tell_splits_apart_but_not_shards() {
         let plan = Plan::optimized(&Board::empty(12).unwrap());
-        let a = Split::new(&plan, 4).fingerprint(&plan);
-        assert_eq!(a, Split::new(&plan, 4).fingerprint(&plan));
-        assert_ne!(a, Split::new(&plan, 5).fingerprint(&plan));
+        let a = fine(&plan, 4).fingerprint(&plan);
+        assert_eq!(a, fine(&plan, 4).fingerprint(&plan));
+        assert_ne!(a, fine(&plan, 5).fingerprint(&plan));
         let plain = Plan::plain(&Board::empty(12).unwrap());
-        assert_ne!(a, Split::new(&plain, 4).fingerprint(&plain));
-        let split = Split::new(&plan, 4);
+        assert_ne!(a, fine(&plain, 4).fingerprint(&plain));
+        let split = fine(&plan, 4);
         let (p0, _) = prefixes(&plan, &split.roots(&plan, 0), 100);
         let (p1, _) = prefixes(&plan, &split.roots(&plan, 1), 100);
         let shard = |index| Shard { index, count: 4 };

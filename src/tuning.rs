@@ -36,6 +36,10 @@ pub const PREFIXES_PER_SHARE: f64 = 16.0;
 /// A thread's share of the work over the most that one chunk of the dynamic schedule may
 /// hold.
 pub const CHUNKS_PER_SHARE: f64 = 64.0;
+/// Estimated search nodes under which a count runs on the thread that asks for it: waking
+/// the pool's other threads would cost more than they save (BENCHMARKS.md, "Shards": a
+/// board's shards in their thousands, most of them of a few hundred nodes).
+pub const ONE_THREAD_NODES: f64 = 65_536.0;
 
 // The GPU (BENCHMARKS.md, "GPU, empty boards (H100 host)" and "The default run (H100
 // host)").

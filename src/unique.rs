@@ -24,9 +24,9 @@ pub struct Fixed {
 
 impl Fixed {
     /// The unique count of a board of `total` solutions: `None` if the counts do not
-    /// divide, which would mean one of them is wrong.
+    /// divide (or add up past 2^128 - 1), which would mean one of them is wrong.
     pub fn unique(self, total: u128) -> Option<u128> {
-        let sum = total + self.solutions;
+        let sum = total.checked_add(self.solutions)?;
         let group = self.group as u128;
         sum.is_multiple_of(group).then_some(sum / group)
     }

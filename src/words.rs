@@ -32,7 +32,13 @@ pub fn plural(n: usize) -> &'static str {
 
 /// `bytes` in lowercase hex, two digits a byte.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
+        text.push(char::from(DIGITS[usize::from(b >> 4)]));
+        text.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    text
 }
 
 /// An input of the run, by its path, for a message: [`STDIN`] for standard input's file,

@@ -29,7 +29,7 @@ use crate::symmetry::invariant_group;
 use crate::tally::Tally;
 use crate::unique;
 use crate::words::os_words;
-use crate::work::{self, Unit};
+use crate::work::{self, Shard, Unit};
 
 /// Counts every case of `config`'s inputs as `counting` asks (see the module doc), noting
 /// what fails in `outcome`.
@@ -71,7 +71,7 @@ pub(super) fn run<O: Write, E: Write>(
             return outcome.note(Failure::of(&e, ctl));
         }
     }
-    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance };
+    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance, board_hash: None };
     for (index, input) in config.inputs.iter().enumerate() {
         let opened: Result<Box<dyn Read + Send>, _> = match input {
             Input::Stdin if config.stdin_closed => Err(files::FileError::StdinClosed),
@@ -115,6 +115,8 @@ struct Run<'a> {
     ctl: &'a Arc<Control>,
     /// What every part record says of this run.
     provenance: Provenance,
+    /// The last case's board hash, by input and case: made once for all its shards.
+    board_hash: Option<((usize, usize), String)>,
 }
 
 /// A counted case: its tally, the plan it was counted from (see [`crate::split::Split::fingerprint`];
@@ -175,7 +177,13 @@ impl Run<'_> {
         // Once an input, not once a case: a file of small boards is counted faster than its
         // name is quoted.
         let (name, shown) = (input.name(), input.shown());
-        let scopes: Vec<Scope> = self.counting.shards.as_ref().map_or(vec![Scope::Whole], |s| s.iter().map(Scope::Shard).collect());
+        // Each scope, with the shards listed after it: a shard is planned beside them.
+        let shards = self.counting.shards.as_ref();
+        let listed = shards.map_or(&[][..], |s| &s.indices[..]);
+        let scopes: Vec<Scope> = match shards {
+            Some(s) => s.indices.iter().map(|&index| Scope::Shard(Shard { index, count: s.count })).collect(),
+            None => vec![Scope::Whole],
+        };
         let mut cases = 0;
         let mut boards = ReadAhead::start(reader);
         loop {
@@ -211,8 +219,8 @@ impl Run<'_> {
             };
             cases += 1;
             if self.counting.dry_run {
-                for &scope in &scopes {
-                    let mut case = self.solver.prepare(&board, scope);
+                for (i, &scope) in scopes.iter().enumerate() {
+                    let mut case = self.solver.prepare_ahead(&board, scope, listed.get(i + 1..).unwrap_or_default());
                     case.estimate();
                     sink.line(&dry_run::line(index, &name, cases, &board, &case))?;
                 }
@@ -222,7 +230,8 @@ impl Run<'_> {
             let last = index + 1 == self.config.inputs.len() && boards.at_end();
             for (i, &scope) in scopes.iter().enumerate() {
                 let ends = last && i + 1 == scopes.len();
-                self.answer_case(index, (&name, &shown), (cases, &board), scope, ends, sink)?;
+                let ahead = listed.get(i + 1..).unwrap_or_default();
+                self.answer_case(index, (&name, &shown), (cases, &board), (scope, ahead), ends, sink)?;
             }
         }
         self.end(index, input, cases, None, sink)?;
@@ -231,13 +240,14 @@ impl Run<'_> {
 
     /// Counts `scope` of case `case` of input `index` (named `name` in records, `shown` in
     /// messages), `board`, and writes its answer or part record; says its warnings and
-    /// statistics. `ends` says whether the run ends once it is counted.
+    /// statistics. `ahead` lists the shards to count after it, and `ends` says whether the
+    /// run ends once it is counted.
     fn answer_case<O: Write, E: Write>(
         &mut self,
         index: usize,
         (name, shown): (&str, &str),
         (case, board): (usize, &Board),
-        scope: Scope,
+        (scope, ahead): (Scope, &[usize]),
         ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
@@ -246,8 +256,13 @@ impl Run<'_> {
             true => solve::small(board, self.config.stats),
             false => None,
         };
+        let quick = match scope {
+            Scope::Shard(shard) => self.solver.is_quick(board, shard),
+            Scope::Whole => false,
+        };
         let counted = match small {
             Some(report) => Ok(Counted::plain(report)),
+            None if quick => self.case(index, (case, board), (scope, ahead), ends),
             None => {
                 // A count that may take a while: the answers before it go out first.
                 sink.flush()?;
@@ -256,7 +271,7 @@ impl Run<'_> {
                     Scope::Shard(s) => format!("case {case}, shard {}/{}", s.index, s.count),
                 };
                 let _bar = Progress::start(Arc::clone(self.ctl), label, self.config.progress);
-                self.case(index, (case, board), scope, ends)
+                self.case(index, (case, board), (scope, ahead), ends)
             }
         };
         let counted = match counted {
@@ -343,6 +358,7 @@ impl Run<'_> {
                 .counting
                 .unique
                 .then(|| fixed.map_or(UniquePart { group: invariant_group(board).len(), fixed: 0 }, UniquePart::from)),
+            no_symmetry: self.config.solve.no_symmetry,
             run: Some(self.provenance.run.clone()),
             host: Some(self.provenance.host.clone()),
             build: Some(self.provenance.build.clone()),
@@ -362,8 +378,15 @@ impl Run<'_> {
 
     /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
     /// holds: its tally, and the report of this run's count (none when the checkpoint held
-    /// all of it). `ends` says whether the run ends once it is counted.
-    fn case(&mut self, index: usize, (case, board): (usize, &Board), scope: Scope, ends: bool) -> Result<Counted, Error> {
+    /// all of it). `ahead` lists the shards to count after it, planned beside it, and
+    /// `ends` says whether the run ends once it is counted.
+    fn case(
+        &mut self,
+        index: usize,
+        (case, board): (usize, &Board),
+        (scope, ahead): (Scope, &[usize]),
+        ends: bool,
+    ) -> Result<Counted, Error> {
         let started = SystemTime::now();
         if scope == Scope::Whole && self.checkpoint.is_none() {
             // answer_case found it is not small.
@@ -373,7 +396,12 @@ impl Run<'_> {
             let prepared = self.solver.prepare_large(board, scope);
             return Ok(Counted::plain(self.solver.count(board, &prepared, &Part::all_of(&prepared), ends, self.ctl)?));
         }
-        let at = CaseShard { input: index, case, board: work::sha256(board.to_string().as_bytes()), shard: scope.shard() };
+        let hash = match self.board_hash.take() {
+            Some((at, hash)) if at == (index, case) => hash,
+            _ => work::sha256(board.to_string().as_bytes()),
+        };
+        self.board_hash = Some(((index, case), hash.clone()));
+        let at = CaseShard { input: index, case, board: hash, shard: scope.shard() };
         let resume = match &self.checkpoint {
             Some(c) => c.resume(&at).map_err(Error::Checkpoint)?,
             None => Resume::Fresh,
@@ -392,7 +420,7 @@ impl Run<'_> {
                 counted_by: run,
             });
         }
-        let mut prepared = self.solver.prepare(board, scope);
+        let mut prepared = self.solver.prepare_ahead(board, scope, ahead);
         // Units are cut by estimated work.
         prepared.estimate();
         let all = prepared.all();

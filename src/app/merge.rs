@@ -12,7 +12,8 @@ use crate::error::Error;
 use crate::files::kind::Kind as FileKind;
 use crate::files::whole::{self, Own, Rules};
 use crate::files::FileError;
-use crate::parts::{self, machines, merge, plot, recheck, status, summary, Located, PartsError};
+use crate::parts::ledger::{Keep, Ledger};
+use crate::parts::{self, machines, merge, plot, recheck, status, summary, PartsError};
 use crate::words::{counted, plural, shown, STDIN, STDIN_PATH};
 
 /// The summary `merge --summary` writes, and how a file is known for one.
@@ -41,26 +42,31 @@ pub(super) fn run<O: Write, E: Write>(config: &Config, merging: &Merging, ctl: &
         return outcome.note(Failure::Usage);
     }
     let rest = ctl.at_rest();
-    let mut records = Vec::new();
+    // The records stream into the ledger, which keeps a few bytes a shard of them.
+    let keep = match merging {
+        Merging::Answers { summary } => Keep { summary: summary.is_some(), plot: false },
+        Merging::Status { plot, .. } => Keep { summary: false, plot: plot.is_some() },
+        Merging::Recheck { .. } => Keep::default(),
+    };
+    let mut records = Ledger::new(keep);
     let mut unreadable = false;
     for input in inputs {
-        let (read, problem) = match input {
-            Input::File(path) => parts::read(path),
-            Input::Stdin if config.stdin_closed => {
-                (Vec::new(), Some(PartsError::Unreadable(format!("{STDIN}: {}", FileError::StdinClosed))))
-            }
-            Input::Stdin => parts::read_from(std::io::stdin().lock(), STDIN),
+        let mut take = |r| records.add(r);
+        let problem = match input {
+            Input::File(path) => parts::read_path_into(path, &mut take),
+            Input::Stdin if config.stdin_closed => Some(PartsError::Unreadable(format!("{STDIN}: {}", FileError::StdinClosed))),
+            Input::Stdin => parts::read_into(std::io::stdin().lock(), STDIN, &mut take),
         };
-        records.extend(read);
         if let Some(problem) = problem {
             sink.say(format_args!("{problem}"));
             unreadable = true;
         }
     }
+    records.close();
     if unreadable {
         outcome.note(Failure::BadInput);
     }
-    if records.is_empty() {
+    if records.records == 0 {
         // A glob that matched nothing, say: a merge of nothing is no answer.
         if !unreadable {
             let named = inputs.iter().map(Input::shown).collect::<Vec<_>>().join(", ");
@@ -141,7 +147,7 @@ pub(super) fn run<O: Write, E: Write>(config: &Config, merging: &Merging, ctl: &
 /// writes the summary to publish to that file. The run is at rest (`rest`) until the
 /// answers are added up.
 fn answers<O: Write, E: Write>(
-    records: &[Located],
+    records: &Ledger,
     summary: Option<&Path>,
     inputs: &[Input],
     (ctl, rest): (&Control, AtRest<'_>),

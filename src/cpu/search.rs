@@ -66,24 +66,32 @@ struct Remembered {
     below: estimate::Below,
 }
 
+/// How many [`Remembered`] a thread keeps: a count and the name its record gives the
+/// search may set up searches from two rows, and a shard's prefixes made finer from a third.
+#[cfg(target_arch = "x86_64")]
+const REMEMBERED: usize = 4;
+
 #[cfg(target_arch = "x86_64")]
 thread_local! {
-    /// The last [`Remembered`] on this thread: a count and the name its record gives the
-    /// search set up the same search, and so do the shards of one board in turn.
-    static LAST_BELOW: std::cell::RefCell<Option<Remembered>> = const { std::cell::RefCell::new(None) };
+    /// The last [`Remembered`] on this thread, newest last: a count and the name its record
+    /// gives the search set up the same search, and so do the shards of one board in turn.
+    static LAST_BELOW: std::cell::RefCell<Vec<Remembered>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// [`estimate::below`] of row `row` in a count of `plan` from row `from`, from
-/// [`BELOW_DIVES`] dives, or as this thread last found it for the same.
+/// [`BELOW_DIVES`] dives, or as this thread lately found it for the same.
 #[cfg(target_arch = "x86_64")]
 fn remembered_below(plan: &Plan, from: usize, row: usize) -> estimate::Below {
     LAST_BELOW.with_borrow_mut(|last| {
-        let same = |r: &&Remembered| r.rows == (from, row) && r.boards == plan.boards && r.due == plan.due;
-        if let Some(r) = last.as_ref().filter(same) {
+        let same = |r: &Remembered| r.rows == (from, row) && r.boards == plan.boards && r.due == plan.due;
+        if let Some(r) = last.iter().find(|r| same(r)) {
             return r.below;
         }
         let below = estimate::below(&plan.boards, &plan.due, from, row, BELOW_DIVES);
-        *last = Some(Remembered { boards: plan.boards.clone(), due: plan.due.clone(), rows: (from, row), below });
+        if last.len() == REMEMBERED {
+            last.remove(0);
+        }
+        last.push(Remembered { boards: plan.boards.clone(), due: plan.due.clone(), rows: (from, row), below });
         below
     })
 }

@@ -18,8 +18,8 @@ use serde::Serialize;
 
 mod view;
 
-use super::ledger::{self, Ledger};
-use super::{CaseRecord, Located, PartsError};
+use super::ledger::{Contribution, Ledger, Origin, Origins};
+use super::PartsError;
 
 /// Half the median of its kind: a device slower than this is flagged.
 const SLOW: f64 = 0.5;
@@ -131,33 +131,69 @@ impl Device {
     }
 }
 
-/// The machines of `records`, a run `complete` or not, flagged silent after `silent_after`
-/// without a record.
-pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> Result<Machines, PartsError> {
-    let ledger = Ledger::new(records)?;
-    let mut by: BTreeMap<String, Machine> = BTreeMap::new();
-    let mut newest: Option<SystemTime> = None;
-    for input in ledger.inputs.values() {
-        for by_shard in input.cases.values() {
-            for group in by_shard.groups() {
-                let dissent = ledger::dissent_in(group).is_some();
-                for (i, located) in group.iter().enumerate() {
-                    let Some(c) = ledger::case(located) else { continue };
-                    let ended = c.ended.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok());
-                    newest = newest.max(ended);
-                    let id = located.record.machine();
-                    let m = by.entry(id.clone()).or_insert_with(|| Machine { id, ..Machine::default() });
-                    m.hosts.extend(c.host.clone());
-                    m.records += 1;
-                    m.recounts += usize::from(i > 0);
-                    m.disagreements += usize::from(dissent);
-                    m.last_time = m.last_time.max(ended);
-                    add_device_time(m, c);
-                }
-            }
-        }
+/// Each machine's part of a run as its records go by: what [`machines`] rates and flags.
+#[derive(Default)]
+pub struct Tally {
+    /// By machine (its name's number: see [`Origin::machine`]).
+    by: BTreeMap<u32, Part>,
+    /// The end of the newest record.
+    newest: Option<SystemTime>,
+}
+
+/// One machine's records, before its devices are rated.
+#[derive(Default)]
+struct Part {
+    hosts: BTreeSet<u32>,
+    machine: Machine,
+}
+
+impl Tally {
+    /// Adds a record's part, `c`, to its machine and the device that counted it.
+    pub fn add(&mut self, origins: &Origins, c: &Contribution) {
+        let o = origins.get(c.origin);
+        let part = self.part(origins, &o);
+        part.hosts.extend(o.host);
+        let m = &mut part.machine;
+        m.records += 1;
+        m.last_time = m.last_time.max(c.ended);
+        add_device_time(m, origins.names.get(o.kind), c);
+        self.newest = self.newest.max(c.ended);
     }
-    let mut machines: Vec<Machine> = by.into_values().collect();
+
+    /// Notes of a kept record by `origin` whether it recounts a shard another record
+    /// counted first, and whether its shard's records disagree.
+    pub fn judge(&mut self, origins: &Origins, origin: u32, recount: bool, dissent: bool) {
+        let m = &mut self.part(origins, &origins.get(origin)).machine;
+        m.recounts += usize::from(recount);
+        m.disagreements += usize::from(dissent);
+    }
+
+    fn part(&mut self, origins: &Origins, o: &Origin) -> &mut Part {
+        self.by.entry(o.machine).or_insert_with(|| Part {
+            hosts: BTreeSet::new(),
+            machine: Machine { id: origins.names.get(o.machine).to_string(), ..Machine::default() },
+        })
+    }
+}
+
+/// The machines of the records of `ledger`, a run `complete` or not, flagged silent after
+/// `silent_after` without a record.
+pub fn machines(ledger: &Ledger, complete: bool, silent_after: Duration) -> Result<Machines, PartsError> {
+    if let Some(problem) = ledger.refused() {
+        return Err(problem.clone());
+    }
+    let tally = &ledger.shared.machines;
+    let newest = tally.newest;
+    let mut machines: Vec<Machine> = tally
+        .by
+        .values()
+        .map(|part| {
+            let mut m = part.machine.clone();
+            m.hosts = part.hosts.iter().map(|&h| ledger.name(h).to_string()).collect();
+            m
+        })
+        .collect();
+    machines.sort_by(|a, b| a.id.cmp(&b.id));
     let mut rates: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for c in machines.iter_mut().flat_map(|m| &mut m.devices) {
         c.pace.nodes_per_second = (c.timed.1 > 0.0).then(|| c.timed.0 / c.timed.1);
@@ -199,14 +235,14 @@ pub fn machines(records: &[Located], complete: bool, silent_after: Duration) -> 
     })
 }
 
-/// Adds the device time of the record `c` to machine `m` and to the device that counted
-/// it: its CPU, each of its cards by its share of the prefixes, or its GPU where the record
-/// names no card.
-fn add_device_time(m: &mut Machine, c: &CaseRecord) {
-    let seconds = c.device_time();
+/// Adds the device time of the record `c`, counted by a backend of kind `kind`, to
+/// machine `m` and to the device that counted it: its CPU, each of its cards by its share
+/// of the prefixes, or its GPU where the record names no card.
+fn add_device_time(m: &mut Machine, kind: &str, c: &Contribution) {
+    let seconds = c.device_time;
     m.device_hours += seconds / 3600.0;
-    let cards = c.cards.as_deref().unwrap_or_default();
-    if c.backend_kind() != "gpu" {
+    let cards = &c.cards;
+    if kind != "gpu" {
         m.device("cpu", "cpu").add(seconds, c.shard_nodes);
     } else if cards.is_empty() {
         m.device(UNNAMED_GPU, UNNAMED_GPU).add(seconds, c.shard_nodes);
@@ -231,8 +267,8 @@ fn median_without(sorted: &[f64], left_out: Option<usize>) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{case, located};
-    use super::super::{Card, Record};
+    use super::super::tests::{case, ledger};
+    use super::super::{Card, CaseRecord, Record};
     use super::*;
 
     /// A record of shard `shard` of 8 by `machine`, its `nodes` estimated nodes in
@@ -282,7 +318,7 @@ mod tests {
             record(3, "cpu-c", 10.0, 4.0, 60, &[], 5),
             record(4, "cpu-d", 10.0, 20.0, 7000, &[], 5),
         ];
-        let found = machines(&located(records), false, Duration::from_secs(3600)).unwrap();
+        let found = machines(&ledger(records), false, Duration::from_secs(3600)).unwrap();
         let by = |id: &str| found.machines.iter().find(|m| m.id == id).unwrap();
         let device = |m: &str, c: &str| by(m).devices.iter().find(|k| k.id == c).unwrap().clone();
         assert!((by("gpu-a").device_hours - 34.0 / 3600.0).abs() < 1e-12);
@@ -310,11 +346,11 @@ mod tests {
             record(1, "late", 10.0, 1.0, 86_400, &[], 5),
             record(1, "early", 10.0, 1.0, 120, &[], 6),
         ];
-        let found = machines(&located(records.clone()), true, Duration::from_secs(3600)).unwrap();
+        let found = machines(&ledger(records.clone()), true, Duration::from_secs(3600)).unwrap();
         assert!(found.machines.iter().all(|m| !m.flags.contains(&"silent")));
         assert!(found.machines.iter().all(|m| m.flags == vec!["disagrees"]), "{:?}", found.machines);
         assert!(found.summary()[0].ends_with("every shard is in, so none is silent"));
-        let running = machines(&located(records), false, Duration::from_secs(3600)).unwrap();
+        let running = machines(&ledger(records), false, Duration::from_secs(3600)).unwrap();
         assert!(running.machines.iter().find(|m| m.id == "early").unwrap().flags.contains(&"silent"));
     }
 
@@ -327,7 +363,7 @@ mod tests {
         assert_eq!(median_without(&[5.0], Some(0)), None);
         // Two machines: the slower is flagged where it is under half the faster.
         let records = vec![record(0, "fast", 30.0, 1.0, 60, &[], 5), record(1, "slow", 10.0, 1.0, 60, &[], 5)];
-        let found = machines(&located(records), true, Duration::from_secs(3600)).unwrap();
+        let found = machines(&ledger(records), true, Duration::from_secs(3600)).unwrap();
         let flags: Vec<_> = found.machines.iter().map(|m| (m.id.as_str(), m.devices[0].flags.clone())).collect();
         assert_eq!(flags, vec![("fast", vec![]), ("slow", vec!["slow"])]);
     }
@@ -336,7 +372,7 @@ mod tests {
     fn hundreds_of_machines_are_summed_up_in_a_line_beside_the_flagged() {
         let records: Vec<Record> =
             (0..8).map(|k| record(k, &format!("m{k}"), 10.0, if k == 0 { 5.0 } else { 1.0 + k as f64 / 100.0 }, 60, &[], 5)).collect();
-        let found = machines(&located(records), true, Duration::from_secs(3600)).unwrap();
+        let found = machines(&ledger(records), true, Duration::from_secs(3600)).unwrap();
         let summary = found.summary();
         assert_eq!(summary.len(), 3, "{summary:?}");
         assert!(summary[1].starts_with("  m0 (vm): slow: 0.21x the median of the other 7 cpu devices"), "{summary:?}");

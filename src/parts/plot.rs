@@ -11,10 +11,10 @@ use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::ledger::{self, Ledger};
+use super::ledger::Ledger;
 use super::machines::Machines;
 use super::provenance::utc;
-use super::{Located, PartsError};
+use super::PartsError;
 use crate::words::counted;
 
 mod mark;
@@ -34,9 +34,11 @@ const DONE: RGBColor = RGBColor(31, 119, 180);
 const FLAGGED: RGBColor = RGBColor(214, 39, 40);
 const GUIDE: RGBColor = RGBColor(255, 127, 14);
 
-/// The picture of `records`, whose machines are `machines`, as an SVG document.
-pub fn svg(records: &[Located], machines: &Machines) -> Result<String, PartsError> {
-    let progress = Progress::of(records)?;
+/// The picture of the records of `ledger`, whose machines are `machines`, as an SVG
+/// document. The ledger must have kept what a picture needs (see
+/// [`Keep`](super::ledger::Keep)).
+pub fn svg(ledger: &Ledger, machines: &Machines) -> Result<String, PartsError> {
+    let progress = Progress::of(ledger)?;
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT)).into_drawing_area();
@@ -63,22 +65,12 @@ struct Progress {
 }
 
 impl Progress {
-    fn of(records: &[Located]) -> Result<Progress, PartsError> {
-        let ledger = Ledger::new(records)?;
-        let time = |t: &Option<String>| t.as_deref().and_then(|t| humantime::parse_rfc3339(t).ok());
-        let (mut done, mut total, mut first) = (Vec::new(), 0.0, None::<SystemTime>);
-        for input in ledger.inputs.values() {
-            for by_shard in input.cases.values() {
-                for c in by_shard.firsts().filter_map(ledger::case) {
-                    if let Some(ended) = time(&c.ended) {
-                        let started = time(&c.started).unwrap_or(ended);
-                        first = Some(first.map_or(started, |f| f.min(started)));
-                        done.push((ended, c.shard_nodes.unwrap_or(1.0)));
-                    }
-                }
-                total += by_shard.firsts().filter_map(ledger::case).next().and_then(|c| c.case_nodes).unwrap_or(0.0);
-            }
+    fn of(ledger: &Ledger) -> Result<Progress, PartsError> {
+        if let Some(problem) = ledger.refused() {
+            return Err(problem.clone());
         }
+        let (mut done, first) = (ledger.shared.points.clone(), ledger.shared.first_start);
+        let total: f64 = ledger.inputs.values().flat_map(|input| input.cases.values()).map(|c| c.case_nodes.unwrap_or(0.0)).sum();
         done.sort_by_key(|d| d.0);
         let sum: f64 = done.iter().map(|d| d.1).sum();
         let total = if total >= sum && total > 0.0 { total } else { sum.max(1.0) };

@@ -15,6 +15,7 @@
 use std::hash::{BuildHasher, Hasher};
 use std::time::SystemTime;
 
+use super::TooLong;
 use crate::files::small_text;
 
 /// The most of a host's name or id that is read.
@@ -63,14 +64,15 @@ impl Provenance {
 impl Provenance {
     /// Why a part record could not take what it says, if it could not: a machine or host
     /// name from the environment longer than [`MAX_MACHINE`].
-    pub fn fits_records(&self) -> Result<(), String> {
-        let named = self.machine.as_ref().filter(|(_, from)| from == MACHINE_VARIABLE).map(|(name, _)| (MACHINE_VARIABLE, name));
-        for (what, name) in named.into_iter().chain([("the host's name", &self.host)]) {
-            if name.len() > MAX_MACHINE {
-                return Err(format!("{what} is {} bytes long, more than the {MAX_MACHINE} a part record takes", name.len()));
-            }
+    pub fn fits_records(&self) -> Result<(), TooLong> {
+        let named = self.machine.as_ref().filter(|(_, from)| from == MACHINE_VARIABLE).map(|(name, _)| name.len());
+        if let Some(bytes) = named.filter(|&bytes| bytes > MAX_MACHINE) {
+            return Err(TooLong::Machine { bytes });
         }
-        Ok(())
+        match self.host.len() {
+            bytes if bytes > MAX_MACHINE => Err(TooLong::Host { bytes }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -142,10 +144,11 @@ mod tests {
         p.machine = Some(("m".repeat(MAX_MACHINE), MACHINE_VARIABLE.into()));
         assert_eq!(p.fits_records(), Ok(()));
         p.machine = Some(("m".repeat(MAX_MACHINE + 1), MACHINE_VARIABLE.into()));
-        assert_eq!(p.fits_records().unwrap_err(), "NQUEEN_MACHINE is 256 bytes long, more than the 255 a part record takes");
+        assert_eq!(p.fits_records(), Err(TooLong::Machine { bytes: 256 }));
+        assert_eq!(p.fits_records().unwrap_err().to_string(), "NQUEEN_MACHINE is 256 bytes long, more than the 255 a part record takes");
         p.machine = None;
         p.host = "h".repeat(1000);
-        assert_eq!(p.fits_records().unwrap_err(), "the host's name is 1000 bytes long, more than the 255 a part record takes");
+        assert_eq!(p.fits_records().unwrap_err().to_string(), "the host's name is 1000 bytes long, more than the 255 a part record takes");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
 
 use super::{PartsError, Record, FORMAT, OLDEST_FORMAT};
 use crate::files;
@@ -45,50 +47,91 @@ impl Located {
 /// The records of the part file `path`, in order, up to what is wrong with it, if
 /// anything: the first line that is not a part record of this format, or a torn last line.
 pub fn read(path: &Path) -> (Vec<Located>, Option<PartsError>) {
-    let name = shown(path);
-    match files::open_input(path, "a part file") {
-        Ok(file) => read_from(file, &name),
-        Err(why) => (Vec::new(), Some(PartsError::Unreadable(format!("{name}: {why}")))),
-    }
+    let mut records = Vec::new();
+    let problem = read_path_into(path, &mut |r| records.push(r));
+    (records, problem)
 }
 
 /// [`read`] from any reader, named `name` in messages (quoted where it needs to be).
 pub fn read_from(src: impl Read, name: &str) -> (Vec<Located>, Option<PartsError>) {
-    let file: Arc<str> = Arc::from(name);
     let mut records = Vec::new();
-    let (src, start) = Recorded::new(src);
-    let mut lines = Lines::new(io::BufReader::new(src), MAX_LINE);
-    loop {
-        let line = match lines.next() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(e) => return (records, Some(PartsError::Unreadable(format!("{name}: {e}")))),
-        };
-        let (number, complete) = (line.number, line.ended);
-        if complete && line.text.iter().all(u8::is_ascii_whitespace) {
-            return (records, Some(PartsError::Unreadable(format!("{name}: line {number}: not a part record: it is blank"))));
-        }
-        let parsed = lines::text(line.text).and_then(|json| Record::from_line(json).map(|r| (r, json)));
-        let problem = match parsed {
-            Ok((r, _)) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
-                format!("a part record of format {}, expected {OLDEST_FORMAT} to {FORMAT}", r.format())
-            }
-            Ok((record, json)) if complete => match checked(&record, json) {
-                Ok(digest) => {
-                    records.push(Located { record, file: Arc::clone(&file), line: number, digest });
-                    continue;
-                }
-                Err(problem) => problem.to_string(),
-            },
-            // What a file holds, where its start says it is another kind of file.
-            Err(_) if number == 1 && foreign(kind::of_recorded(&start)) => kind::of_recorded(&start).instead_of("a part record"),
-            _ if !complete => "a torn last line (the run that wrote it was stopped or ran out of room mid-write)".to_string(),
-            Ok(_) => unreachable!("complete lines are taken above"),
-            Err(why) => format!("not a part record: {why}"),
-        };
-        return (records, Some(PartsError::Unreadable(format!("{name}: line {number}: {problem}"))));
+    let problem = read_into(src, name, &mut |r| records.push(r));
+    (records, problem)
+}
+
+/// [`read`], handing each record to `take` as it is read, so that none need be kept.
+pub fn read_path_into(path: &Path, take: &mut dyn FnMut(Located)) -> Option<PartsError> {
+    let name = shown(path);
+    match files::open_input(path, "a part file") {
+        Ok(file) => read_into(file, &name, take),
+        Err(why) => Some(PartsError::Unreadable(format!("{name}: {why}"))),
     }
-    (records, None)
+}
+
+/// Lines read before they are checked, side by side on the worker threads: checking a
+/// line (its JSON and its digest) takes far longer than reading it.
+const BATCH: usize = 2048;
+
+/// [`read_from`], handing each record to `take` as it is read.
+pub fn read_into(src: impl Read, name: &str, take: &mut dyn FnMut(Located)) -> Option<PartsError> {
+    let file: Arc<str> = Arc::from(name);
+    let (src, start) = Recorded::new(src);
+    let mut lines = Lines::new(io::BufReader::with_capacity(1 << 16, src), MAX_LINE);
+    // A batch of lines: their text end to end, and where each ends, its number and
+    // whether it was ended.
+    let (mut text, mut ends): (Vec<u8>, Vec<(usize, usize, bool)>) = (Vec::new(), Vec::new());
+    loop {
+        text.clear();
+        ends.clear();
+        let mut stop = None;
+        while ends.len() < BATCH {
+            match lines.next() {
+                Ok(Some(line)) => {
+                    text.extend_from_slice(line.text);
+                    ends.push((text.len(), line.number, line.ended));
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    stop = Some(PartsError::Unreadable(format!("{name}: {e}")));
+                    break;
+                }
+            }
+        }
+        let lines_of = |i: usize| (&text[if i == 0 { 0 } else { ends[i - 1].0 }..ends[i].0], ends[i].1, ends[i].2);
+        let checked: Vec<Result<Located, String>> = (0..ends.len()).into_par_iter().map(|i| located(lines_of(i), &file, &start)).collect();
+        for (record, (_, number, _)) in checked.into_iter().zip(&ends) {
+            match record {
+                Ok(r) => take(r),
+                Err(problem) => return Some(PartsError::Unreadable(format!("{name}: line {number}: {problem}"))),
+            }
+        }
+        if stop.is_some() || ends.len() < BATCH {
+            return stop;
+        }
+    }
+}
+
+/// The record a line of a part file holds, `(text, number, ended)` of the file named
+/// `file` whose start `start` holds, or what is wrong with it.
+fn located((text, number, complete): (&[u8], usize, bool), file: &Arc<str>, start: &Mutex<Vec<u8>>) -> Result<Located, String> {
+    if complete && text.iter().all(u8::is_ascii_whitespace) {
+        return Err("not a part record: it is blank".to_string());
+    }
+    let parsed = lines::text(text).and_then(|json| Record::from_line(json).map(|r| (r, json)));
+    Err(match parsed {
+        Ok((r, _)) if !(OLDEST_FORMAT..=FORMAT).contains(&r.format()) => {
+            format!("a part record of format {}, expected {OLDEST_FORMAT} to {FORMAT}", r.format())
+        }
+        Ok((record, json)) if complete => match checked(&record, json) {
+            Ok(digest) => return Ok(Located { record, file: Arc::clone(file), line: number, digest }),
+            Err(problem) => problem.to_string(),
+        },
+        // What a file holds, where its start says it is another kind of file.
+        Err(_) if number == 1 && foreign(kind::of_recorded(start)) => kind::of_recorded(start).instead_of("a part record"),
+        _ if !complete => "a torn last line (the run that wrote it was stopped or ran out of room mid-write)".to_string(),
+        Ok(_) => unreachable!("complete lines are taken above"),
+        Err(why) => format!("not a part record: {why}"),
+    })
 }
 
 /// Whether a file whose start is of this kind is plainly not a part file.

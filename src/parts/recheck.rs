@@ -8,8 +8,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::ledger::Pages;
 use super::ledger::{self, Ledger};
-use super::{Located, PartsError, Record};
+use super::merge::mixed;
+use super::PartsError;
 use crate::rng::Rng;
 
 /// The shards chosen, and why.
@@ -36,34 +38,71 @@ impl Recheck {
 }
 
 /// What the records say of one shard, over every case and input.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Shard {
+    /// Whether it has a record.
+    present: bool,
     /// Counted by more than one run already, alike.
     recounted: bool,
     /// Its records disagree, or one run counted it twice.
     disagrees: bool,
-    machines: BTreeSet<String>,
+    /// The machine of its first case record (`u32::MAX` for none), and whether other
+    /// machines counted it too (kept apart: see `more`).
+    machine: u32,
+    more: bool,
 }
 
-/// Chooses `share` (0 to 1) of the shards of `records` to count again, by the generator
-/// seeded with `seed`: the same records and seed give the same choice, in whatever order
-/// the records are read.
-pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, PartsError> {
-    let ledger = Ledger::new(records)?;
-    let mut shards: BTreeMap<usize, Shard> = BTreeMap::new();
+/// Chooses `share` (0 to 1) of the shards of the records of `ledger` to count again, by the
+/// generator seeded with `seed`: the same records and seed give the same choice, in
+/// whatever order the records are read.
+pub fn choose(ledger: &Ledger, share: f64, seed: u64) -> Result<Recheck, PartsError> {
+    if let Some(problem) = ledger.refused() {
+        return Err(problem.clone());
+    }
+    // Records that do not belong together are no shard to count again, but a fault to mend.
     for input in ledger.inputs.values() {
-        for by_shard in input.cases.values().chain([&input.ends]) {
-            for group in by_shard.groups() {
-                let shard = shards.entry(group[0].record.shard().0).or_default();
-                shard.disagrees |= ledger::repeat_in(group).is_some() || ledger::dissent_in(group).is_some();
-                shard.recounted |= group.iter().any(|r| r.record.run() != group[0].record.run());
-                shard.machines.extend(group.iter().filter(|r| matches!(r.record, Record::Case(_))).map(|r| r.record.machine()));
-            }
+        if let Some(problem) = input.cases.iter().find_map(|(&case, book)| mixed(ledger, &input.shown(), case, book)) {
+            return Err(problem);
         }
     }
-    let disagreeing: BTreeSet<usize> = shards.iter().filter(|(_, s)| s.disagrees).map(|(&k, _)| k).collect();
-    let mut candidates: Vec<usize> = shards.iter().filter(|(_, s)| !s.recounted && !s.disagrees).map(|(&k, _)| k).collect();
-    let wanted = ((share * ledger.shards as f64).ceil() as usize).min(candidates.len());
+    let (mut shards, mut more): (Pages<Shard>, BTreeMap<usize, BTreeSet<u32>>) = (Pages::default(), BTreeMap::new());
+    let origins = &ledger.shared.origins;
+    for input in ledger.inputs.values() {
+        for book in input.cases.values() {
+            for (k, by, recounted, disagrees) in book.shards(&ledger.shared) {
+                let shard = shards.slot(k);
+                if !shard.present {
+                    *shard = Shard { present: true, machine: u32::MAX, ..Shard::default() };
+                }
+                (shard.recounted, shard.disagrees) = (shard.recounted || recounted, shard.disagrees || disagrees);
+                for machine in by.iter().map(|&o| origins.get(o).machine) {
+                    if shard.machine == u32::MAX {
+                        shard.machine = machine;
+                    } else if shard.machine != machine {
+                        shard.more = true;
+                        more.entry(k).or_default().insert(machine);
+                    }
+                }
+            }
+        }
+        for (k, recounted, disagrees) in input.ends.shards(&ledger.shared) {
+            let shard = shards.slot(k);
+            if !shard.present {
+                *shard = Shard { present: true, machine: u32::MAX, ..Shard::default() };
+            }
+            (shard.recounted, shard.disagrees) = (shard.recounted || recounted, shard.disagrees || disagrees);
+        }
+    }
+    let machines_of = |k: usize, s: &Shard| -> Vec<u32> {
+        let first = (s.machine != u32::MAX).then_some(s.machine);
+        first.into_iter().chain(more.get(&k).into_iter().flatten().copied()).collect()
+    };
+    let present = || shards.iter().filter(|(_, s)| s.present);
+    let disagreeing: BTreeSet<usize> = present().filter(|(_, s)| s.disagrees).map(|(k, _)| k).collect();
+    let candidate = |s: &Shard| !s.recounted && !s.disagrees;
+    let mut candidates: Vec<usize> = Vec::with_capacity(present().filter(|(_, s)| candidate(s)).count());
+    candidates.extend(present().filter(|(_, s)| candidate(s)).map(|(k, _)| k));
+    let wanted = ((share * ledger.shards() as f64).ceil() as usize).min(candidates.len());
     let mut rng = Rng::new(seed);
     // A partial Fisher-Yates shuffle: the first `wanted` are a uniform random choice.
     for i in 0..wanted {
@@ -71,30 +110,41 @@ pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, Par
         candidates.swap(i, j);
     }
     let mut chosen: BTreeSet<usize> = candidates[..wanted].iter().copied().collect();
-    let mut rest: Vec<usize> = candidates[wanted..].to_vec();
+    let rest = &mut candidates[wanted..];
     rest.sort_unstable();
     // Machines already checked: by a recount, a disagreement or a shard just drawn.
-    let checked = |k: &usize| chosen.contains(k) || disagreeing.contains(k) || shards[k].recounted;
-    let mut covered: BTreeSet<&str> =
-        shards.iter().filter(|(k, _)| checked(k)).flat_map(|(_, s)| s.machines.iter().map(String::as_str)).collect();
-    let machines: BTreeSet<&str> = shards.values().flat_map(|s| s.machines.iter().map(String::as_str)).collect();
+    let mut covered: BTreeSet<u32> = present()
+        .filter(|(k, s)| chosen.contains(k) || disagreeing.contains(k) || s.recounted)
+        .flat_map(|(k, s)| machines_of(k, s))
+        .collect();
+    let mut machines: Vec<(&str, u32)> =
+        present().flat_map(|(k, s)| machines_of(k, s)).collect::<BTreeSet<u32>>().into_iter().map(|m| (ledger.name(m), m)).collect();
+    machines.sort_unstable();
+    // The shards left of each machine not yet checked, in order: it gets one of them.
+    let mut own: BTreeMap<u32, Vec<usize>> = machines.iter().filter(|m| !covered.contains(&m.1)).map(|m| (m.1, Vec::new())).collect();
+    for &k in rest.iter() {
+        for m in shards.get(k).map(|s| machines_of(k, s)).unwrap_or_default() {
+            if let Some(list) = own.get_mut(&m) {
+                list.push(k);
+            }
+        }
+    }
     let mut for_machines = 0;
-    for machine in &machines {
-        if covered.contains(machine) {
+    for &(_, machine) in &machines {
+        if covered.contains(&machine) {
             continue;
         }
-        let own: Vec<usize> = rest.iter().copied().filter(|k| shards[k].machines.contains(*machine)).collect();
+        let own = own.get(&machine).map_or(&[][..], Vec::as_slice);
         if let Some(&k) = own.get(rng.below(own.len().max(1) as u64) as usize) {
             chosen.insert(k);
-            rest.retain(|&r| r != k);
-            covered.extend(shards[&k].machines.iter().map(String::as_str));
+            covered.extend(shards.get(k).map(|s| machines_of(k, s)).unwrap_or_default());
             for_machines += 1;
         }
     }
     let random = wanted;
     chosen.extend(&disagreeing);
     Ok(Recheck {
-        of: ledger.shards,
+        of: ledger.shards(),
         shards: chosen.into_iter().collect(),
         random,
         for_machines,
@@ -105,7 +155,7 @@ pub fn choose(records: &[Located], share: f64, seed: u64) -> Result<Recheck, Par
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{case, located};
+    use super::super::tests::{case, ledger};
     use super::super::{CaseRecord, Record};
     use super::*;
 
@@ -124,14 +174,14 @@ mod tests {
     #[test]
     fn the_choice_repeats_from_its_seed_whatever_the_order_and_covers_every_host() {
         let records = counted(1000, 7);
-        let a = choose(&located(records.clone()), 0.02, 5).unwrap();
+        let a = choose(&ledger(records.clone()), 0.02, 5).unwrap();
         assert_eq!((a.random, a.machines, a.disagreeing, a.of), (20, 7, 0, 1000));
         assert_eq!(a.shards.len(), 20 + a.for_machines);
         let hosts: BTreeSet<usize> = a.shards.iter().map(|k| k % 7).collect();
         assert_eq!(hosts.len(), 7, "every host has a shard chosen");
         let reversed: Vec<Record> = records.iter().rev().cloned().collect();
-        assert_eq!(choose(&located(reversed), 0.02, 5).unwrap(), a);
-        assert_ne!(choose(&located(records), 0.02, 6).unwrap().shards, a.shards);
+        assert_eq!(choose(&ledger(reversed), 0.02, 5).unwrap(), a);
+        assert_ne!(choose(&ledger(records), 0.02, 6).unwrap().shards, a.shards);
         assert!(a.shard_list().ends_with("/1000"));
     }
 
@@ -148,7 +198,7 @@ mod tests {
                 other => other,
             })
             .collect();
-        let chosen = choose(&located(records), 0.0, 3).unwrap();
+        let chosen = choose(&ledger(records), 0.0, 3).unwrap();
         assert_eq!((chosen.random, chosen.machines, chosen.for_machines), (0, 4, 4));
         let machines: BTreeSet<usize> = chosen.shards.iter().map(|k| k % 4).collect();
         assert_eq!(machines.len(), 4, "every machine has a shard chosen");
@@ -163,7 +213,7 @@ mod tests {
         };
         let (agrees, differs) = (again(3, 3), again(7, 8));
         records.extend([agrees, differs]);
-        let chosen = choose(&located(records), 1.0, 1).unwrap();
+        let chosen = choose(&ledger(records), 1.0, 1).unwrap();
         assert_eq!(chosen.shards, vec![0, 1, 2, 4, 5, 6, 7, 8, 9]);
         assert_eq!((chosen.random, chosen.disagreeing, chosen.for_machines), (8, 1, 0));
         assert_eq!(chosen.shard_list(), "0-2,4-9/10");

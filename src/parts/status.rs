@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::ledger::{self, listed, listed_briefly, ByShard, Ledger};
-use super::merge::{clash, END};
-use super::Located;
+use super::ledger::{listed, listed_briefly, CaseBook, Ledger};
+use super::merge::{case_clash, end_clash, mixed};
 use crate::words::{counted, plural, quoted_input};
 
 /// Ranges of missing shards a line lists, at most.
@@ -49,6 +48,8 @@ struct CaseStatus {
     /// Shards whose records disagree, or that one run counted twice.
     disagree: usize,
     repeated: usize,
+    /// Records that stand apart from the case's first: of another board, option or split.
+    apart: usize,
     /// Shards with no record, as ranges ("0-3, 7").
     missing: String,
     /// The planner's estimate of the case's search nodes, where a record gives it.
@@ -73,97 +74,99 @@ struct BackendStatus {
     hours_left: Option<f64>,
 }
 
-/// The status of `records` (every part file's, in any order).
-pub fn status(records: &[Located]) -> Status {
-    let ledger = match Ledger::new(records) {
-        Ok(ledger) => ledger,
-        Err(problem) => return Status { lines: vec![problem.to_string()], complete: false },
-    };
-    let shards = ledger.shards;
-    let (mut cases, mut problems) = (Vec::new(), Vec::new());
-    let empty = ByShard::default();
+/// The status of the records of `ledger` (every part file's, in any order, closed).
+pub fn status(ledger: &Ledger) -> Status {
+    if let Some(problem) = ledger.refused() {
+        return Status { lines: vec![problem.to_string()], complete: false };
+    }
+    let shards = ledger.shards();
+    let (mut cases, mut problems, mut absent) = (Vec::new(), Vec::new(), 0);
     for (&index, input) in &ledger.inputs {
-        for case in 1..=input.case_count() {
-            let by_shard = input.cases.get(&case).unwrap_or(&empty);
-            cases.push(case_status(index, &input.file, case, by_shard, shards));
-            problems.extend(clash(&input.shown(), &format!("case {case}"), by_shard).map(|p| p.to_string()));
-            let missing = by_shard.missing(shards);
+        let file = input.shown();
+        let mut next = 1;
+        for (&case, book) in &input.cases {
+            if case > next {
+                problems.push(no_record(&file, next..case, shards));
+                absent += case - next;
+            }
+            next = next.max(case + 1);
+            cases.push(case_status(ledger, index, &input.file, case, book, shards));
+            problems.extend(mixed(ledger, &file, case, book).map(|p| p.to_string()));
+            problems.extend(case_clash(ledger, &file, case, book).map(|p| p.to_string()));
+            let missing = book.missing(shards);
             if !missing.is_empty() {
-                let file = input.shown();
-                problems.push(format!(
-                    "{file}: case {case}: {} of {shards} shards in, missing {}",
-                    shards - missing.len(),
-                    listed_briefly(&missing, LISTED)
-                ));
+                let done: usize = shards - missing.iter().map(ExactSizeIterator::len).sum::<usize>();
+                problems.push(format!("{file}: case {case}: {done} of {shards} shards in, missing {}", listed_briefly(&missing, LISTED)));
             }
         }
-        problems.extend(clash(&input.shown(), END, &input.ends).map(|p| p.to_string()));
+        if input.case_count() >= next {
+            problems.push(no_record(&file, next..input.case_count() + 1, shards));
+            absent += input.case_count() + 1 - next;
+        }
+        problems.extend(end_clash(ledger, &file, &input.ends).map(|p| p.to_string()));
         let missing = input.ends.missing(shards);
         if !missing.is_empty() {
-            let plural = plural(missing.len());
-            problems.push(format!("{}: not finished by shard{plural} {}", input.shown(), listed_briefly(&missing, LISTED)));
+            let plural = plural(missing.iter().map(ExactSizeIterator::len).sum());
+            problems.push(format!("{file}: not finished by shard{plural} {}", listed_briefly(&missing, LISTED)));
         }
     }
-    let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0).count();
-    let complete = answered == cases.len() && problems.is_empty();
+    let answered = cases.iter().filter(|c| c.done == shards && c.disagree == 0 && c.repeated == 0 && c.apart == 0).count();
+    let total = cases.len() + absent;
+    let complete = answered == total && problems.is_empty();
     let mut lines = table(&cases);
     lines.extend(problems);
     let inputs = ledger.inputs.len();
-    lines.push(format!("{answered} of {} cases complete in {inputs} input{} of {}", cases.len(), plural(inputs), counted(shards, "shard")));
+    lines.push(format!("{answered} of {total} cases complete in {inputs} input{} of {}", plural(inputs), counted(shards, "shard")));
     let json = StatusLine { record: "status", shards, complete, cases: &cases };
     lines.push(serde_json::to_string(&json).expect("a status is plain data"));
     Status { lines, complete }
 }
 
+/// Cases of the input `file` that no record names, though the input holds them.
+fn no_record(file: &str, cases: std::ops::Range<usize>, shards: usize) -> String {
+    let which = match cases.len() {
+        1 => format!("case {}", cases.start),
+        _ => format!("cases {}-{}", cases.start, cases.end - 1),
+    };
+    format!("{file}: {which}: 0 of {shards} shards in, no record in any part file")
+}
+
 /// The progress of case `case` of input `index` (named `file`) over `shards` shards.
-fn case_status(index: usize, file: &str, case: usize, by_shard: &ByShard<'_>, shards: usize) -> CaseStatus {
-    let records: Vec<_> = by_shard.all().iter().filter_map(|r| ledger::case(r)).collect();
-    let case_nodes = records.iter().find_map(|c| c.case_nodes);
+fn case_status(ledger: &Ledger, index: usize, file: &str, case: usize, book: &CaseBook, shards: usize) -> CaseStatus {
+    let case_nodes = book.case_nodes;
     // A shard's estimate, or its width of the case's where its record has none: the split
     // cuts the case into shards of equal estimated work.
-    let width = case_nodes.map(|c| c / shards as f64);
-    let estimate = |r: &Located| ledger::case(r).and_then(|c| c.shard_nodes).or(width);
-    let firsts: Vec<&Located> = by_shard.firsts().collect();
-    let done_nodes: Option<f64> = firsts.iter().map(|r| estimate(r)).sum();
+    let done_nodes = (book.unestimated == 0).then_some(book.done_nodes);
     let work_done = match (done_nodes, case_nodes) {
         (Some(done), Some(all)) if all > 0.0 => (done / all).min(1.0),
-        _ => firsts.len() as f64 / shards as f64,
+        _ => book.done as f64 / shards as f64,
     };
     let left = case_nodes.zip(done_nodes).map(|(all, done)| (all - done).max(0.0));
-    let mut backends: BTreeMap<String, BackendStatus> = BTreeMap::new();
-    let mut timed: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-    for (r, c) in by_shard.all().iter().zip(&records) {
-        let kind = c.backend_kind().to_string();
-        let b = backends.entry(kind.clone()).or_default();
-        b.records += 1;
-        let seconds = c.device_time();
-        b.seconds += seconds;
-        if let (Some(nodes), true) = (estimate(r), seconds > 0.0) {
-            let t = timed.entry(kind).or_default();
-            *t = (t.0 + nodes, t.1 + seconds);
-        }
-    }
-    for (kind, (nodes, seconds)) in timed {
-        let b = backends.entry(kind).or_default();
-        b.rate = Some(nodes / seconds);
-        // No rate, no time left to tell: a case of nothing but tiny shards.
-        b.hours_left = left.filter(|_| nodes > 0.0).map(|l| l / (nodes / seconds) / 3600.0);
-    }
-    let disagree = by_shard.groups().filter(|g| ledger::dissent_in(g).is_some()).count();
-    let repeated = by_shard.groups().filter(|g| ledger::repeat_in(g).is_some()).count();
-    let (recounted, recounts) = by_shard.recounts();
+    let backends = book
+        .backends
+        .iter()
+        .map(|(&kind, b)| {
+            let (nodes, seconds) = b.timed;
+            let rate = (seconds > 0.0).then(|| nodes / seconds);
+            // No rate, no time left to tell: a case of nothing but tiny shards.
+            let hours_left = rate.and(left).filter(|_| nodes > 0.0).map(|l| l / (nodes / seconds) / 3600.0);
+            (ledger.name(kind).to_string(), BackendStatus { records: b.records, seconds: b.seconds, rate, hours_left })
+        })
+        .collect();
+    let (recounted, recounts) = book.recounts();
     CaseStatus {
         input: index,
         file: file.to_string(),
         case,
-        n: records.first().map(|c| c.n),
+        n: Some(book.header.n),
         shards,
-        done: firsts.len(),
+        done: book.done,
         recounted,
         recounts,
-        disagree,
-        repeated,
-        missing: listed(&by_shard.missing(shards)),
+        disagree: book.groups.values().filter(|g| g.dissent.is_some()).count(),
+        repeated: book.groups.values().filter(|g| g.repeat.is_some()).count(),
+        apart: book.apart,
+        missing: listed(&book.missing(shards)),
         case_nodes,
         work_done,
         backends,
@@ -184,7 +187,7 @@ fn table(cases: &[CaseStatus]) -> Vec<String> {
             c.shards,
             c.done,
             c.recounted,
-            c.disagree + c.repeated,
+            c.disagree + c.repeated + c.apart,
             100.0 * c.work_done
         );
         let blank = " ".repeat(head.chars().count());
@@ -205,13 +208,13 @@ fn table(cases: &[CaseStatus]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::super::merge::tests::{recount, run};
-    use super::super::tests::located;
+    use super::super::tests::{case, end, ledger};
     use super::super::{CaseRecord, Record};
     use super::*;
 
     #[test]
     fn a_complete_run_says_so_with_its_work_and_rate() {
-        let status = status(&located(run()));
+        let status = status(&ledger(run()));
         assert!(status.complete, "{:?}", status.lines);
         assert_eq!(status.lines[status.lines.len() - 2], "2 of 2 cases complete in 1 input of 3 shards");
         let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
@@ -232,10 +235,46 @@ mod tests {
                 other => other,
             })
             .collect();
-        let status = status(&located(records));
+        let status = status(&ledger(records));
         let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
         let cpu = &json["cases"][0]["backends"]["cpu"];
         assert_eq!((cpu["seconds"].as_f64(), cpu["rate"].as_f64()), (Some(0.75), Some(40.0)));
+    }
+
+    #[test]
+    fn records_of_another_board_are_listed_as_such_not_as_a_disagreement() {
+        let mut records = run();
+        let Record::Case(c) = recount(&records[1], "r2", 4) else { unreachable!() };
+        records.push(Record::Case(Box::new(CaseRecord { board: "6x6".into(), n: 6, ..*c })));
+        let located = ledger(records);
+        let status = status(&located);
+        assert!(!status.complete);
+        assert!(status.lines.iter().any(|l| l.starts_with("in: case 1: parts, line 10 (shard 0) is a record of another board")));
+        assert!(!status.lines.iter().any(|l| l.contains("counted differently")), "{:?}", status.lines);
+        let json: serde_json::Value = serde_json::from_str(status.lines.last().unwrap()).unwrap();
+        assert_eq!((json["cases"][0]["apart"].as_u64(), json["cases"][0]["disagree"].as_u64()), (Some(1), Some(0)));
+        let machines = super::super::machines::machines(&located, false, std::time::Duration::from_secs(3600)).unwrap();
+        assert!(machines.machines.iter().all(|m| !m.flags.contains(&"disagrees")), "{:?}", machines.machines);
+        let chosen = super::super::recheck::choose(&located, 0.5, 1);
+        assert!(matches!(chosen, Err(crate::parts::PartsError::Mismatch(why)) if why.contains("another board")));
+    }
+
+    #[test]
+    fn a_forged_number_of_shards_or_cases_costs_no_more_than_its_records() {
+        // Shard 5 of 2^62, of case 10^15: the status and merge name what is missing at once.
+        let huge = 1usize << 62;
+        let records = ledger(vec![case(0, 1_000_000_000_000_000, 5, huge, 1), end(0, 1_000_000_000_000_000, 5, huge, None)]);
+        let status = status(&records);
+        assert!(!status.complete);
+        let missing = format!("missing 0-4, 6-{}", huge - 1);
+        assert!(
+            status.lines.iter().any(|l| l.starts_with("in: case 1000000000000000: 1 of") && l.ends_with(&missing)),
+            "{:?}",
+            status.lines
+        );
+        assert!(status.lines.iter().any(|l| l.starts_with("in: cases 1-999999999999999: 0 of")), "{:?}", status.lines);
+        let merged = super::super::merge::merge(&records);
+        assert_eq!(merged.problem.unwrap().to_string(), format!("in: case 1: missing shards 0-{} of {huge}", huge - 1));
     }
 
     #[test]
@@ -244,7 +283,7 @@ mod tests {
         records.remove(0); // case 2, shard 1
         records.push(recount(&records[0], "r2", 1)); // case 1, shard 0 counted again, alike
         records.push(recount(&records[2], "r3", 4)); // case 1, shard 2: 3, then 4
-        let status = status(&located(records));
+        let status = status(&ledger(records));
         assert!(!status.complete);
         assert!(status.lines.contains(&"in: case 2: 2 of 3 shards in, missing 1".to_string()), "{:?}", status.lines);
         assert!(status.lines.iter().any(|l| l.starts_with("in: case 1: shard 2 was counted differently")));

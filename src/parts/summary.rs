@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::ledger::{self, Ledger};
+use super::ledger::Ledger;
 use super::merge::Merged;
-use super::{Located, PartsError};
-use crate::files::digest;
+use super::PartsError;
+use sha2::{Digest, Sha256};
 
 /// The summary's format.
 const FORMAT: u32 = 1;
@@ -89,64 +89,68 @@ impl<'de> Deserialize<'de> for Seconds {
     }
 }
 
-/// The summary of `records`, which merged into `merged`, as one JSON document (with a
-/// final newline); an error, saying why, where they do not merge into every case's answer.
-pub fn summary(records: &[Located], merged: &Merged) -> Result<String, PartsError> {
-    if let Some(problem) = &merged.problem {
+/// The summary of the records of `ledger`, which merged into `merged`, as one JSON document
+/// (with a final newline); an error, saying why, where they do not merge into every case's
+/// answer. The ledger must have kept what a summary needs (see
+/// [`Keep`](super::ledger::Keep)).
+pub fn summary(ledger: &Ledger, merged: &Merged) -> Result<String, PartsError> {
+    if let Some(problem) = merged.problem.as_ref().or(ledger.refused()) {
         return Err(problem.clone());
     }
-    let ledger = Ledger::new(records)?;
     let mut cases = Vec::new();
     for (&input, entry) in &ledger.inputs {
-        for (&case, by_shard) in &entry.cases {
-            let all: Vec<_> = by_shard.all().iter().filter_map(|r| ledger::case(r)).collect();
-            let firsts: Vec<_> = by_shard.firsts().filter_map(ledger::case).collect();
-            let (recounted_shards, recount_records) = by_shard.recounts();
-            let mut by_backend: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-            for c in &all {
-                by_backend.entry(c.backend_kind().to_string()).or_default().push(c.seconds);
-            }
+        for (&case, book) in &entry.cases {
+            let (recounted_shards, recount_records) = book.recounts();
             // Summed in sorted order, so that the sum does not depend on the records' order.
-            let seconds = by_backend
-                .into_iter()
-                .map(|(kind, mut s)| {
+            let seconds = book
+                .sums
+                .seconds
+                .iter()
+                .map(|(&kind, s)| {
+                    let mut s = s.clone();
                     s.sort_by(f64::total_cmp);
-                    (kind, Seconds(s.iter().sum()))
+                    (ledger.name(kind).to_string(), Seconds(s.iter().sum()))
                 })
                 .collect();
-            let first = all[0];
+            // The merge has added these up with a check.
+            let (count, fixed) = book.firsts().fold((0u128, 0u128), |(c, f), first| (c.saturating_add(first.0), f.saturating_add(first.1)));
+            let header = &book.header;
             cases.push(CaseSummary {
                 input,
                 file: entry.file.clone(),
                 case,
-                n: first.n,
-                board: first.board.clone(),
-                shards: ledger.shards,
-                split: first.plan.clone(),
-                count: firsts.iter().map(|c| c.count).sum(),
-                unique_fixed: first.unique.map(|_| firsts.iter().filter_map(|c| c.unique).map(|u| u.fixed).sum()),
-                records: all.len(),
+                n: header.n,
+                board: header.board.clone(),
+                shards: ledger.shards(),
+                split: header.plan.clone(),
+                count,
+                unique_fixed: header.unique.map(|_| fixed),
+                records: book.sums.records,
                 recounted_shards,
                 recount_records,
-                runs: by_shard.all().iter().map(|r| r.record.run()).collect::<BTreeSet<_>>().len(),
-                hosts: by_shard.all().iter().map(|r| r.record.host()).collect::<BTreeSet<_>>().len(),
+                runs: book.sums.runs.len(),
+                hosts: book.sums.hosts.len(),
                 seconds,
                 methods: BTreeMap::new(),
             });
         }
     }
-    let mut digests: Vec<&str> = records.iter().map(|r| r.digest.as_str()).collect();
-    digests.sort_unstable();
-    let listed: String = digests.iter().flat_map(|d| [*d, "\n"]).collect();
+    // The digest of the records' digests in hex, sorted, one a line: made as it goes, not
+    // from the whole list at once.
+    let mut listed = Sha256::new();
+    for d in &ledger.digests {
+        listed.update(crate::words::hex(d).as_bytes());
+        listed.update(b"\n");
+    }
     let summary = Summary {
         record: RECORD.to_string(),
         format: FORMAT,
         answers: merged.answers.clone(),
         input_errors: merged.input_errors.clone(),
         cases,
-        builds: records.iter().map(|r| r.record.build().to_string()).collect::<BTreeSet<_>>().into_iter().collect(),
-        records: records.len(),
-        records_digest: digest::of(&listed),
+        builds: ledger.builds.iter().map(|&b| ledger.name(b).to_string()).collect::<BTreeSet<_>>().into_iter().collect(),
+        records: ledger.records,
+        records_digest: crate::words::hex(&listed.finalize()),
     };
     Ok(text(&summary))
 }
@@ -173,7 +177,7 @@ pub fn is_written(bytes: &[u8]) -> bool {
 mod tests {
     use super::super::merge::merge;
     use super::super::merge::tests::{recount, run};
-    use super::super::tests::located;
+    use super::super::tests::ledger;
     use super::super::Record;
     use super::*;
 
@@ -182,8 +186,8 @@ mod tests {
         let mut records = run();
         records.push(recount(&records[5], "r2", 2));
         let summarised = |records: Vec<Record>| {
-            let located = located(records);
-            summary(&located, &merge(&located))
+            let ledger = ledger(records);
+            summary(&ledger, &merge(&ledger))
         };
         let text = summarised(records.clone()).unwrap();
         records.reverse();
@@ -201,8 +205,8 @@ mod tests {
     fn a_summary_is_known_as_written_whole_and_unedited_only() {
         let fixture = include_str!("../../fixtures/parts/empty_22.recounted.summary.json");
         assert!(is_written(fixture.as_bytes()));
-        let located = located(run());
-        let made = summary(&located, &merge(&located)).unwrap();
+        let ledger = ledger(run());
+        let made = summary(&ledger, &merge(&ledger)).unwrap();
         assert!(is_written(made.as_bytes()));
         // A summary of builds that had a table join names the methods.
         let seconds_end = fixture.find("\n      }\n    }").unwrap() + "\n      }".len();

@@ -24,7 +24,7 @@ use crate::gpu::GpuError;
 use crate::plan::Plan;
 use crate::tuning::{GPU_BOARD_SECONDS, GPU_NODES_PER_SECOND, OPENING_LINE_SECONDS};
 use gain::{saving, Gain};
-use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_takes, may_need_gpu};
+use sample::{cpu_seconds, cpu_seconds_by_estimate, cpu_surely_quick, cpu_surely_takes, may_need_gpu};
 
 /// How often a race looks whether the GPU has opened.
 const RACE_LOOK_EVERY: Duration = Duration::from_millis(1);
@@ -54,6 +54,12 @@ fn route(cpu: f64, start_up: Option<f64>, recorded: bool, ends: bool) -> Choice 
         Some(s) if cpu < OPENING_LINE_SECONDS + s && !ends => Choice::Race,
         _ => Choice::Gpu,
     }
+}
+
+/// The CPU seconds under which [`route`] leaves a search to the CPU, the GPU opening in
+/// `start_up` seconds or not opening.
+fn route_line(start_up: Option<f64>) -> f64 {
+    start_up.map_or(GPU_BOARD_SECONDS, |_| OPENING_LINE_SECONDS)
 }
 
 /// The CPU seconds from which [`route`] gives the GPU whatever more the CPU would take:
@@ -175,6 +181,9 @@ impl Auto {
         // prefixes are planned, so that the planning overlaps the start-up.
         if estimate.is_some_and(|nodes| cpu_surely_takes(nodes, rate, decided)) {
             return if opening.is_some() || self.gpu_opened(gpu, warnings) { Choice::Gpu } else { Choice::Cpu };
+        }
+        if estimate.is_some_and(|nodes| cpu_surely_quick(nodes, rate, route_line(opening.map(|_| start_up)))) {
+            return Choice::Cpu;
         }
         // The timed sample can judge the CPU several times too fast (heavy prefixes it
         // misses, threads that share cores), so the planner's estimate bounds it.

@@ -21,7 +21,6 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
     let (case, part) = (job.case, job.part);
     let (plan, depth) = (&case.plan, case.base.depth);
     let units = job.units(|| cpu::nodes_per_second(plan, depth, rayon::current_num_threads()));
-    let threads = rayon::current_num_threads();
     ctl.begin(part.work_before..part.work_before + units.iter().map(|u| u.estimate).sum::<f64>(), "cpu");
     for unit in &units {
         let started = Instant::now();
@@ -34,10 +33,17 @@ pub(super) fn count_on_cpu(job: &Job<'_>, schedule: Schedule, ctl: &Control, rep
             record(unit, tally, seconds).map_err(Error::Write)?;
         }
     }
+    report.backend = cpu_name(plan, depth, schedule).into();
+    Ok(())
+}
+
+/// The CPU as a record names it, counting prefixes at row `depth` of `plan` with `schedule`
+/// on the current pool: "cpu(2 threads, dynamic, avx512)".
+pub(super) fn cpu_name(plan: &crate::plan::Plan, depth: usize, schedule: Schedule) -> String {
+    let threads = rayon::current_num_threads();
     let search = cpu::search_name(plan, depth);
     let plural = plural(threads);
-    report.backend = format!("cpu({threads} thread{plural}, {schedule:?}, {search})").to_lowercase().into();
-    Ok(())
+    format!("cpu({threads} thread{plural}, {schedule:?}, {search})").to_lowercase()
 }
 
 /// A job's prefixes as the GPU takes them: how much deeper each of the job's goes, planned

@@ -4,13 +4,15 @@
 use std::borrow::Cow;
 use std::io;
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use super::LastSplit;
 use crate::plan::Plan;
 use crate::prefix::{self, Prefixes};
-use crate::split::{self, Root, Split};
+use crate::split::{self, Root};
 use crate::tally::Tally;
 use crate::tuning::{ESTIMATED_WORK_NODES, UNIT_SECONDS};
 use crate::work::{Blocks, Selection, Shard, Unit};
@@ -50,7 +52,8 @@ const ESTIMATE_DIVES: u32 = 4096;
 /// A board made ready to count: its plan and the prefixes to count, all of the case's or
 /// one shard's, the same on every machine for the same board, options and shard.
 pub struct Case {
-    pub plan: Plan,
+    /// Shared with the case's other shards.
+    pub plan: Arc<Plan>,
     /// The prefixes to count; units are ranges of them.
     pub base: Prefixes,
     /// The shard's roots, where the case was split (see [`crate::split`]).
@@ -74,15 +77,17 @@ pub struct Case {
 }
 
 impl Case {
-    /// Shard `shard` of `plan`'s case, split by `split`: the prefixes of its roots, as
-    /// many as the CPU aims for where the roots allow (one, for a `small` case, which is
-    /// counted at once). Planning began at `started`.
-    pub(super) fn of_shard(plan: &Plan, split: &Split, shard: Shard, small: bool, started: Instant) -> Case {
-        let roots = split.roots(plan, shard.index);
-        let least = if small { 1 } else { prefix::cpu_target(Some(roots.iter().map(|r| r.estimate).sum())) };
+    /// Shard `shard` of the case `last` split, to be followed by the shards `ahead`: the
+    /// prefixes of its roots, as many as the CPU aims for where the roots allow (one, for a
+    /// small case, which is counted at once; for a shard of little work, about one per 10K
+    /// of its nodes). Planning began at `started`.
+    pub(super) fn of_shard(last: &mut LastSplit, shard: Shard, ahead: &[usize], started: Instant) -> Case {
+        let roots = last.roots(shard.index, ahead);
+        let (plan, small) = (&last.plan, last.small);
+        let least = if small { 1 } else { shard_target(roots.iter().map(|r| r.estimate).sum()) };
         let (base, work) = split::prefixes(plan, &roots, least);
-        let (whole, fingerprint) = (split.total(), split.fingerprint(plan));
-        let plan = plan.clone();
+        let (whole, fingerprint) = (last.split.total(), last.fingerprint.clone());
+        let plan = Arc::clone(plan);
         Case { plan, base, roots, estimated: true, small, work, whole, fingerprint, shard, started, plan_time: started.elapsed() }
     }
 
@@ -95,7 +100,7 @@ impl Case {
         let base = prefix::expand(&plan, prefix::cpu_target(plan.expected_nodes));
         let fingerprint = plan_fingerprint(&plan);
         let mut case = Case {
-            plan,
+            plan: Arc::new(plan),
             base,
             roots: Vec::new(),
             estimated: false,
@@ -156,6 +161,14 @@ impl Case {
     pub(super) fn work_of(&self, ranges: &[Range<usize>]) -> Vec<f64> {
         ranges.iter().flat_map(|r| self.work.get(r.clone()).unwrap_or_default().iter().copied()).collect()
     }
+}
+
+/// The CPU's target of prefixes for a shard of `nodes` estimated nodes: as for a whole
+/// count, but for a shard of little work (a board in thousands of shards) about one per
+/// 10K nodes, not the whole count's least, which would cut it into prefixes of a few
+/// nodes each.
+fn shard_target(nodes: f64) -> usize {
+    prefix::cpu_target(Some(nodes)).min((nodes / 10_000.0) as usize).max(1)
 }
 
 /// A hex SHA-256 of what decides a whole case's prefixes: the rule that makes them, and

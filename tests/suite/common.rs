@@ -166,3 +166,19 @@ pub fn resealed(line: &str, edit: impl Fn(&str) -> String) -> String {
     let digest: String = Sha256::digest(body.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
     format!("{body},\"digest\":\"{digest}\"}}")
 }
+
+/// Peak resident memory (kB) of a child, sampled from /proc while it runs.
+pub fn peak_rss_kb(child: &mut std::process::Child) -> u64 {
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            let hwm = text.lines().find(|l| l.starts_with("VmHWM:"));
+            if let Some(kb) = hwm.and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()) {
+                peak = peak.max(kb);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    peak
+}

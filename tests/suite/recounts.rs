@@ -132,6 +132,144 @@ fn a_wrong_recount_is_refused_and_named_with_both_counts_origins() {
     assert_eq!(String::from_utf8_lossy(&chosen.stdout), "3/6\n");
 }
 
+/// `line` with its count set to `count`, its digest made again: a forged record.
+fn forged(line: &str, count: u128) -> String {
+    let was = field(line, "count").as_u64().unwrap();
+    resealed(line, |b| b.replacen(&format!("\"count\":{was},"), &format!("\"count\":{count},"), 1))
+}
+
+#[test]
+fn forged_counts_that_wrap_the_sum_or_no_empty_board_has_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // Empty 14x14 in two shards, each with its share of the solutions.
+    let out = nqueen().args(["--shard", "0-1/2", "fixtures/bench/empty_14.in"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let q14 = crate::common::a000170()[13];
+    let shard = |k: usize| text.lines().position(|l| l.contains(&format!("\"shard\":{k},")) && l.contains("\"record\":\"case\"")).unwrap();
+    let merged = |forge: &dyn Fn(&str) -> String, k: usize| {
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines[shard(k)] = forge(&lines[shard(k)]);
+        let part = dir.path().join("parts.jsonl");
+        std::fs::write(&part, lines.join("\n") + "\n").unwrap();
+        let out = nqueen().arg("merge").arg(&part).output().unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    assert_eq!(merged(&|l| l.to_string(), 0), (Some(0), format!("Case 1: {q14}\n"), String::new()));
+    // Shard 0 claims 2^128 - 1 solutions, its digest made again: the sum would wrap.
+    let (code, out, err) = merged(&|l| forged(l, u128::MAX), 0);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("case 1: its shards' counts add up past 2^128 - 1"), "{err}");
+    assert!(err.contains(&format!("parts.jsonl, line {} (shard 0; host ", shard(0) + 1)) && err.contains(&u128::MAX.to_string()), "{err}");
+    // Shard 1 claims one solution more: no empty board has that count.
+    let (code, out, err) = merged(&|l| forged(l, field(l, "count").as_u64().unwrap() as u128 + 1), 1);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains(&format!("case 1: its shards add up to {} solutions, which is not a multiple of 4", q14 + 1)), "{err}");
+}
+
+#[test]
+fn records_of_two_boards_of_one_name_or_other_options_are_named_for_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    // board.in in two directories: empty 8x8 and empty 6x6, each counted there as shard 0 of 1.
+    for (sub, n) in [("A", 8), ("B", 6)] {
+        let home = dir.path().join(sub);
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("board.in"), format!("{n}\n{}", format!("{}\n", ".".repeat(n)).repeat(n))).unwrap();
+        let out = nqueen().current_dir(&home).args(["--shard", "0/1", "board.in"]).output().unwrap();
+        std::fs::write(dir.path().join(format!("{sub}.jsonl")), out.stdout).unwrap();
+    }
+    let files = [dir.path().join("A.jsonl"), dir.path().join("B.jsonl")];
+    let said = "B.jsonl, line 1 (shard 0) is a record of another board than ";
+    let merged = nqueen().arg("merge").args(&files).output().unwrap();
+    let err = String::from_utf8(merged.stderr).unwrap();
+    assert_eq!((merged.status.code(), merged.stdout.as_slice()), (Some(1), &b""[..]), "{err}");
+    assert!(err.contains("board.in: case 1: ") && err.contains(said) && err.contains("(6x6) against "), "{err}");
+    assert!(!err.contains("counted differently"), "{err}");
+    let status = nqueen().arg("status").args(&files).output().unwrap();
+    let text = String::from_utf8(status.stdout).unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    assert!(text.contains(said) && !text.contains("counted differently") && !text.contains("disagrees"), "{text}");
+    let chosen = nqueen().args(["recheck", "--share", "1"]).args(&files).output().unwrap();
+    assert_eq!((chosen.status.code(), chosen.stdout.as_slice()), (Some(1), &b""[..]));
+    assert!(String::from_utf8_lossy(&chosen.stderr).contains(said));
+    // A recount of shard 1 with --unique beside the first count without it.
+    let (parts, _) = first_run(dir.path());
+    let unique = counted(dir.path(), "unique.jsonl", "1", &["--unique"]);
+    let merged = nqueen().arg("merge").args(&parts).arg(&unique).output().unwrap();
+    let err = String::from_utf8(merged.stderr).unwrap();
+    assert!(
+        err.contains("unique.jsonl, line 1 (shard 1) was counted with --unique and ")
+            && err.contains("part-1.jsonl, line 1 (shard 1) without"),
+        "{err}"
+    );
+    assert!(!err.contains("counted differently"), "{err}");
+    // And with --no-symmetry, whose records say so.
+    let plain = counted(dir.path(), "plain.jsonl", "1", &["--no-symmetry"]);
+    assert_eq!(field(std::fs::read_to_string(&plain).unwrap().lines().next().unwrap(), "no_symmetry"), true);
+    let merged = nqueen().arg("merge").args(&parts).arg(&plain).output().unwrap();
+    let err = String::from_utf8(merged.stderr).unwrap();
+    assert!(err.contains("plain.jsonl, line 1 (shard 1) was counted with --no-symmetry and "), "{err}");
+}
+
+/// A run of `m` shards of empty 14x14 made from one real shard's records, each shard's
+/// copy sealed again, in part files of 1,024 shards in `dir`; and what a merge prints of it.
+fn synthetic_run(dir: &Path, m: usize) -> (Vec<PathBuf>, String) {
+    let out = nqueen().args(["--shard", &format!("0/{m}"), "fixtures/bench/empty_14.in"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let count = field(text.lines().next().unwrap(), "count").as_u64().unwrap();
+    let mut files = Vec::new();
+    for (task, first) in (0..m).step_by(1024).enumerate() {
+        let mut part = String::new();
+        for k in first..(first + 1024).min(m) {
+            for line in text.lines() {
+                part.push_str(&resealed(line, |b| b.replacen("\"shard\":0,", &format!("\"shard\":{k},"), 1)));
+                part.push('\n');
+            }
+        }
+        let path = dir.join(format!("part-{task}.jsonl"));
+        std::fs::write(&path, part).unwrap();
+        files.push(path);
+    }
+    (files, format!("Case 1: {}\n", u128::from(count) * m as u128))
+}
+
+#[test]
+fn merge_status_and_recheck_keep_a_few_bytes_a_shard() {
+    if !Path::new("/proc/self/status").exists() {
+        return crate::common::skip_missing_tool("merge_status_and_recheck_keep_a_few_bytes_a_shard", "/proc (Linux)");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for m in [16_384, 131_072] {
+        let home = dir.path().join(m.to_string());
+        std::fs::create_dir(&home).unwrap();
+        let (files, answer) = synthetic_run(&home, m);
+        for command in [&["merge"][..], &["status"], &["recheck", "--share", "0.02"]] {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueen"))
+                .args(command)
+                .args(&files)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut said = String::new();
+            let mut out = child.stdout.take().unwrap();
+            let reader = std::thread::spawn(move || std::io::Read::read_to_string(&mut out, &mut said).map(|_| said));
+            let peak = crate::common::peak_rss_kb(&mut child);
+            let said = reader.join().unwrap().unwrap();
+            if command == ["merge"] {
+                assert_eq!(said, answer);
+            }
+            peaks.push((command[0], m, peak));
+        }
+    }
+    eprintln!("peak RSS (command, shards, kB): {peaks:?}");
+    // Each record was about 1.6 kB kept; a ledger keeps a few bytes a shard.
+    for (small, large) in peaks[..3].iter().zip(&peaks[3..]) {
+        let grew = large.2.saturating_sub(small.2) as f64 * 1024.0 / (large.1 - small.1) as f64;
+        assert!(grew <= 64.0 && large.2 < 64 * 1024, "{}: {grew:.1} bytes a shard more, {} kB in all", small.0, large.2);
+    }
+}
+
 #[test]
 fn an_edited_record_is_refused_by_its_digest() {
     let dir = tempfile::tempdir().unwrap();
@@ -300,8 +438,14 @@ fn timed(line: &str, rate: f64, ended: &str) -> String {
 #[test]
 fn machines_named_by_the_operator_are_rated_flagged_and_drawn() {
     let dir = tempfile::tempdir().unwrap();
+    // A board whose every shard holds work to be timed by (a small board's shards of some
+    // tens of thousands of nodes put all of it in one of them).
     let run = |machine: &str, list: &str| {
-        let out = nqueen().env("NQUEEN_MACHINE", machine).args(["--shard", &format!("{list}/{M}"), INPUT]).output().unwrap();
+        let out = nqueen()
+            .env("NQUEEN_MACHINE", machine)
+            .args(["--shard", &format!("{list}/{M}"), "fixtures/bench/empty_17.in"])
+            .output()
+            .unwrap();
         assert!(out.status.success());
         String::from_utf8(out.stdout).unwrap()
     };

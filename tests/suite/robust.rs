@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{count_cpu, oracle, skip_missing_tool, wait_or_kill, Rng};
+use crate::common::{count_cpu, oracle, peak_rss_kb, skip_missing_tool, wait_or_kill, Rng};
 use nqueen::board::Board;
 use nqueen::parse::Parser;
 
@@ -106,22 +106,6 @@ fn sigterm_stops_with_status_143() {
     assert_eq!(code, Some(143));
     assert_eq!(stdout, "Case 1: 92\nCase 2: 4\n");
     assert!(secs < 1.0, "took {secs:.3} s to stop");
-}
-
-/// Peak resident memory (kB) of a child, sampled from /proc while it runs.
-fn peak_rss_kb(child: &mut std::process::Child) -> u64 {
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak = 0;
-    while child.try_wait().unwrap().is_none() {
-        if let Ok(text) = std::fs::read_to_string(&status) {
-            let hwm = text.lines().find(|l| l.starts_with("VmHWM:"));
-            if let Some(kb) = hwm.and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()) {
-                peak = peak.max(kb);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    peak
 }
 
 #[test]

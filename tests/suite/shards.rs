@@ -104,6 +104,32 @@ fn shards_of_many_small_boards_add_up_to_a_plain_run() {
 }
 
 #[test]
+fn thousands_of_shards_of_small_boards_and_of_a_large_one_add_up_to_a_plain_run() {
+    // Narrow shards: found a window at a time, most of them holding nothing of their board.
+    let dir = tempfile::tempdir().unwrap();
+    let small = small_boards_file(dir.path(), 40);
+    for (input, m) in [(small.to_str().unwrap(), 2048), ("fixtures/bench/empty_16.in", 1500)] {
+        let plain = nqueen().arg(input).output().unwrap();
+        let parts = dir.path().join("parts.jsonl");
+        let out = nqueen().arg("--shard").arg(format!("0-{}/{m}", m - 1)).arg(input).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::write(&parts, &out.stdout).unwrap();
+        nqueen().arg("merge").arg(&parts).assert().success().stdout(plain.stdout);
+        // The last shard alone is the same as in the list.
+        let last = nqueen().arg("--shard").arg(format!("{}/{m}", m - 1)).arg(input).output().unwrap().stdout;
+        let counts = |text: &[u8]| -> Vec<serde_json::Value> {
+            String::from_utf8_lossy(text)
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .filter(|v| v["record"] == "case" && v["shard"] == m - 1)
+                .map(|v| serde_json::json!([v["plan"], v["count"], v["nodes"]]))
+                .collect()
+        };
+        assert_eq!(counts(&out.stdout), counts(&last));
+    }
+}
+
+#[test]
 fn a_list_of_shards_of_small_boards_writes_what_runs_of_each_would() {
     let dir = tempfile::tempdir().unwrap();
     let small = small_boards_file(dir.path(), 40);
@@ -228,7 +254,7 @@ fn a_merge_names_what_is_missing_repeated_or_foreign() {
         .args([&parts[0], &parts[1], &other])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("counted from another board"));
+        .stderr(predicate::str::contains("is a record of another board than"));
     // The status lists what is missing, and says when nothing is.
     nqueen()
         .arg("status")

@@ -33,6 +33,14 @@ pub fn cpu_surely_takes(nodes: f64, rate: f64, seconds: f64) -> bool {
     cpu_seconds_by_estimate(nodes, rate) >= ESTIMATE_MARGIN * seconds
 }
 
+/// Whether a search estimated at `nodes` nodes would surely take the CPU, at `rate` nodes a
+/// second, less than `seconds`: then a sample is not needed either. A board's shards in
+/// their thousands each have a few prefixes, and a sample of them would count all of them,
+/// in the scalar search, before the count.
+pub fn cpu_surely_quick(nodes: f64, rate: f64, seconds: f64) -> bool {
+    ESTIMATE_MARGIN * cpu_seconds_by_estimate(nodes, rate) < seconds
+}
+
 /// How long the whole board would take the CPU pool, judged by timing an even sample of
 /// its prefixes (at most [`SAMPLE`]) in the scalar search and scaling by how much faster
 /// the search the CPU would run is; or, once that is known to be at least `cap`, a figure
