@@ -8,6 +8,7 @@ mod cli;
 mod commands;
 mod compare;
 mod docs;
+mod drill;
 #[cfg(target_os = "linux")]
 mod exit;
 mod generate;
