@@ -68,7 +68,7 @@ pub struct Case {
     /// The whole case's estimated search nodes, where estimated.
     pub whole: f64,
     /// What the prefixes were made from: the split's fingerprint (see
-    /// [`Split::fingerprint`]) where the case was split, else the plan's.
+    /// [`Split::fingerprint`](crate::split::Split::fingerprint)) where the case was split, else the plan's.
     pub fingerprint: String,
     /// The shard the prefixes are of.
     pub shard: Shard,
