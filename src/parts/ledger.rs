@@ -244,12 +244,6 @@ fn gaps(present: impl Iterator<Item = usize>, shards: usize) -> Vec<Range<usize>
     missing
 }
 
-/// Whether two records of one shard say the same: case records the same solutions and
-/// the same part of the unique count.
-pub fn agree(a: &Entry, b: &Entry) -> bool {
-    a.agrees(b)
-}
-
 /// The records of a shard that has more than its slot can say, as a merge takes them: the
 /// first is the shard's, the rest recounts, which must agree with it and come from other
 /// runs.
