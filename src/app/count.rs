@@ -71,7 +71,7 @@ pub(super) fn run<O: Write, E: Write>(
             return outcome.note(Failure::of(&e, ctl));
         }
     }
-    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance, board_hash: None };
+    let mut run = Run { config, counting, checkpoint, solver, ctl, provenance, board_hash: None, shown: None };
     for (index, input) in config.inputs.iter().enumerate() {
         let opened: Result<Box<dyn Read + Send>, _> = match input {
             Input::Stdin if config.stdin_closed => Err(files::FileError::StdinClosed),
@@ -117,6 +117,8 @@ struct Run<'a> {
     provenance: Provenance,
     /// The last case's board hash, by input and case: made once for all its shards.
     board_hash: Option<((usize, usize), String)>,
+    /// The last input's name as messages show it, by input.
+    shown: Option<(usize, String)>,
 }
 
 /// A counted case: its tally, the plan it was counted from (see [`crate::split::Split::fingerprint`];
@@ -242,7 +244,12 @@ impl Run<'_> {
         ends: bool,
         sink: &mut Sink<'_, O, E>,
     ) -> Result<(), Stop> {
-        let shown = quoted_input(name);
+        // The input's name as messages show it, made once for all its cases and shards.
+        let shown = match self.shown.take() {
+            Some((at, shown)) if at == index => shown,
+            _ => quoted_input(name),
+        };
+        self.shown = Some((index, shown.clone()));
         let small = if scope == Scope::Whole && self.checkpoint.is_none() { solve::small(board) } else { None };
         let quick = match scope {
             Scope::Shard(shard) => self.solver.is_quick(board, shard),
@@ -361,7 +368,7 @@ impl Run<'_> {
             counted_by: counted.counted_by.clone(),
             digest: IgnoredAny,
         };
-        Some(Record::Case(Box::new(record)).to_line().trim_end().to_string())
+        Some(Record::Case(Box::new(record)).sealed())
     }
 
     /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
@@ -471,7 +478,7 @@ impl Run<'_> {
                 build: Some(self.provenance.build.clone()),
                 digest: IgnoredAny,
             };
-            sink.line(Record::End(record).to_line().trim_end())?;
+            sink.line(&Record::End(record).sealed())?;
         }
         Ok(())
     }
