@@ -270,14 +270,19 @@ pub struct EndRecord {
 impl Record {
     /// The record as one line of JSON with its digest last, newline included.
     pub fn to_line(&self) -> String {
+        let mut line = self.sealed();
+        line.push('\n');
+        line
+    }
+
+    /// The record as one line of JSON with its digest last, without the newline.
+    pub fn sealed(&self) -> String {
         let json = match self {
             Record::Case(r) => serde_json::to_string(r),
             Record::End(r) => serde_json::to_string(r),
         }
         .expect("a record is plain data");
-        let mut line = digest::seal(&json);
-        line.push('\n');
-        line
+        digest::seal(&json)
     }
 
     /// The record one line of JSON holds.

@@ -35,13 +35,16 @@ use crate::work::Shard;
 /// Roots per shard's width, about: the width a node must exceed to be divided is the
 /// shard's over this, so that a shard's estimate is within a few percent of its width.
 pub const ROOTS_PER_SHARD: f64 = 32.0;
-/// The stretch a node must exceed to be divided where the shards are *narrow*: where a
-/// shard's width over [`ROOTS_PER_SHARD`] is less than this. A root of fewer nodes costs
-/// more to find (a node's weight takes a thousand dives, or a count of it) than to count:
-/// a board of 16x16 in 2,048 shards would have some 65,536 roots of about 4,000 nodes
-/// each, each weighed by 1,024 dives. Such a split is another rule: its line is the
-/// boards' first, rough estimates, each node is weighed by [`LEAST_DIVES`] dives, and its
-/// shards are less even, each a few milliseconds of counting at most.
+/// Shards are *narrow* where a shard's width over [`ROOTS_PER_SHARD`] is less than this:
+/// a root of so few nodes costs more to find (a node's weight takes a thousand dives, or a
+/// count of it) than to count. A board of 16x16 in 2,048 shards would have some 65,536
+/// roots of about 4,000 nodes each, each weighed by 1,024 dives; a record-size board's
+/// shards of minutes, or empty 20x20's in 262,144, are far wider, and split as they were.
+const NARROW_BELOW: f64 = (1u64 << 14) as f64;
+/// The stretch a node must exceed to be divided where the shards are narrow. Such a split
+/// is another rule: its line is the boards' first, rough estimates, each node is weighed by
+/// [`LEAST_DIVES`] dives, and its shards are less even, each a few milliseconds of
+/// counting at most.
 const NARROW_NODES: f64 = (1u64 << 20) as f64;
 /// Added to [`RULE`] in the fingerprint of a split of narrow shards.
 const NARROW_RULE: &str = "narrow-1";
@@ -179,8 +182,8 @@ fn finest(total: f64, shards: usize, narrow: bool) -> f64 {
     }
 }
 
-/// Whether shards of a case of `total` nodes in `shards` shards are narrow, where no stretch of `narrowest`
-/// nodes or less needs to be divided (see [`NARROW_NODES`]).
+/// Whether shards of a case of `total` nodes in `shards` shards are narrow, 1/32 of their
+/// width under `narrowest` nodes (see [`NARROW_BELOW`]).
 fn is_narrow(total: f64, shards: usize, narrowest: f64) -> bool {
     total > 0.0 && total / shards as f64 / ROOTS_PER_SHARD < narrowest
 }
@@ -204,11 +207,11 @@ impl Split {
     /// The line of `plan`'s case, to be cut into `shards` shards: its boards' search nodes
     /// counted where they are at most [`COUNTED_NODES`], else estimated.
     pub fn new(plan: &Plan, shards: usize) -> Split {
-        Split::bounded(plan, shards, COUNTED_NODES, NARROW_NODES)
+        Split::bounded(plan, shards, COUNTED_NODES, NARROW_BELOW)
     }
 
     /// [`Split::new`], with `most` for the bound of a counted case and `narrowest` for
-    /// [`NARROW_NODES`] where shards are narrow.
+    /// [`NARROW_BELOW`].
     fn bounded(plan: &Plan, shards: usize, most: u64, narrowest: f64) -> Split {
         let boards = 0..plan.boards.len() as u32;
         // A case the planner puts past half the bound is not counted: a count that ran
@@ -474,8 +477,8 @@ mod tests {
     /// estimates alone.
     const BOUNDS: [u64; 2] = [COUNTED_NODES, 0];
 
-    /// The split of `plan`'s case into `shards`, however narrow (never by
-    /// [`NARROW_NODES`]): the small boards of these tests are divided as large ones are.
+    /// The split of `plan`'s case into `shards`, never narrow (see [`NARROW_BELOW`]): the
+    /// small boards of these tests are divided as large ones are.
     fn fine(plan: &Plan, shards: usize) -> Split {
         Split::bounded(plan, shards, COUNTED_NODES, 0.0)
     }
@@ -600,13 +603,13 @@ mod tests {
 
     #[test]
     fn narrow_shards_have_no_roots_finer_than_the_narrow_stretch() {
-        // Empty 15x15 (estimated) and 14x14 (counted) in 64 shards: a shard's width is some
-        // 30,000 and 6,000 nodes.
-        for n in [15, 14] {
+        // Empty 15x15 (estimated) in 128 shards and 14x14 (counted) in 64: 1/32 of a shard's
+        // width is some 9,000 and 3,000 nodes.
+        for (n, m) in [(15, 128), (14, 64)] {
             let plan = Plan::optimized(&Board::empty(n).unwrap());
-            let (split, finer) = (Split::new(&plan, 64), fine(&plan, 64));
+            let (split, finer) = (Split::new(&plan, m), fine(&plan, m));
             assert!(split.narrow && !finer.narrow);
-            let all: Vec<Root> = (0..64).flat_map(|k| split.roots(&plan, k)).collect();
+            let all: Vec<Root> = (0..m).flat_map(|k| split.roots(&plan, k)).collect();
             let mut at = 0.0;
             for r in &all {
                 assert!((r.start - at).abs() <= 1e-9 * split.total(), "{n}: a gap or overlap at {at}");
@@ -614,7 +617,7 @@ mod tests {
             }
             assert!((at - split.total()).abs() <= 1e-9 * split.total());
             // A few roots, not thousands; their solutions are the plan's, as for every split.
-            let fine_roots: usize = finer.roots_of(&plan, &(0..64).collect::<Vec<_>>(), &mut Weights::default()).iter().map(Vec::len).sum();
+            let fine_roots: usize = finer.roots_of(&plan, &(0..m).collect::<Vec<_>>(), &mut Weights::default()).iter().map(Vec::len).sum();
             assert!(all.len() * 8 < fine_roots, "{n}: {} roots, {fine_roots} in the finer split", all.len());
             let count = |roots: &[Root]| -> u128 {
                 let solutions = |r: &Root| {
@@ -630,9 +633,10 @@ mod tests {
             // Another split, told apart by its fingerprint.
             assert_ne!(split.fingerprint(&plan), finer.fingerprint(&plan));
         }
-        // A wide split is as it was.
+        // A wide split is as it was: empty 16x16 in 16 shards, 1/32 of a width some 370,000
+        // nodes.
         let wide = Plan::optimized(&Board::empty(16).unwrap());
-        assert_eq!(Split::new(&wide, 2).fingerprint(&wide), fine(&wide, 2).fingerprint(&wide));
+        assert_eq!(Split::new(&wide, 16).fingerprint(&wide), fine(&wide, 16).fingerprint(&wide));
     }
 
     #[test]

@@ -373,7 +373,7 @@ impl Run<'_> {
             counted_by: counted.counted_by.clone(),
             digest: IgnoredAny,
         };
-        Some(Record::Case(Box::new(record)).to_line().trim_end().to_string())
+        Some(Record::Case(Box::new(record)).sealed())
     }
 
     /// Counts `scope` of case `case` of input `index`, `board`, skipping what the checkpoint
@@ -486,7 +486,7 @@ impl Run<'_> {
                 build: Some(self.provenance.build.clone()),
                 digest: IgnoredAny,
             };
-            sink.line(Record::End(record).to_line().trim_end())?;
+            sink.line(&Record::End(record).sealed())?;
         }
         Ok(())
     }

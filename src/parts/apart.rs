@@ -1,7 +1,7 @@
 //! What sets two case records of one case apart, where they may not be added up together
 //! however they count: another board, another option, another split. Records of one case
 //! that are not apart may still disagree on a shard's count: a recount that says otherwise
-//! (see [`super::ledger::agree`]). Each is named for what it is, in a merge, a status and a
+//! (see [`super::ledger::Entry::agrees`]). Each is named for what it is, in a merge, a status and a
 //! recheck alike.
 
 use super::CaseRecord;

@@ -10,19 +10,20 @@ mod case;
 mod end;
 mod names;
 mod pages;
+mod tally;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::machines;
 use super::{Located, PartsError, Record};
 use crate::words::quoted_input;
 pub use case::{BackendTally, CaseBook, Contribution, Entry, Odd};
 pub use end::{EndBook, Entry as EndEntry, Says};
 pub use names::{Names, Origin, Origins};
 pub use pages::Pages;
+pub use tally::{DevicePart, MachinePart, Tally, UNNAMED_GPU};
 
 /// Where a record was read: its file (by number, see [`Ledger::file`]) and line, and its
 /// shard.
@@ -47,7 +48,7 @@ pub struct Keep {
 pub struct Shared {
     pub keep: Keep,
     pub origins: Origins,
-    pub machines: machines::Tally,
+    pub machines: Tally,
     /// When each shard's first record ended, with its estimated nodes; and the earliest
     /// start of one.
     pub points: Vec<(SystemTime, f64)>,
@@ -242,12 +243,6 @@ fn gaps(present: impl Iterator<Item = usize>, shards: usize) -> Vec<Range<usize>
         missing.push(next..shards);
     }
     missing
-}
-
-/// Whether two records of one shard say the same: case records the same solutions and
-/// the same part of the unique count.
-pub fn agree(a: &Entry, b: &Entry) -> bool {
-    a.agrees(b)
 }
 
 /// The records of a shard that has more than its slot can say, as a merge takes them: the

@@ -18,15 +18,11 @@ use serde::Serialize;
 
 mod view;
 
-use super::ledger::{Contribution, Ledger, Origin, Origins};
+use super::ledger::{DevicePart, Ledger, MachinePart};
 use super::PartsError;
 
 /// Half the median of its kind: a device slower than this is flagged.
 const SLOW: f64 = 0.5;
-
-/// What a device is compared with where its records do not say: a GPU card of a build
-/// that wrote no card's model, or a GPU count of one that wrote no card.
-const UNNAMED_GPU: &str = "gpu";
 
 /// One machine's part of the run.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -106,74 +102,6 @@ impl Machine {
     pub fn flagged(&self) -> bool {
         !self.flags.is_empty() || self.devices.iter().any(|c| !c.flags.is_empty())
     }
-
-    /// The device `id` of kind `kind`, added if new.
-    fn device(&mut self, id: &str, kind: &str) -> &mut Device {
-        let at = match self.devices.iter().position(|c| c.id == id) {
-            Some(at) => at,
-            None => {
-                self.devices.push(Device { id: id.to_string(), kind: kind.to_string(), ..Device::default() });
-                self.devices.len() - 1
-            }
-        };
-        &mut self.devices[at]
-    }
-}
-
-impl Device {
-    /// Adds a record's `seconds` of device time over `nodes` estimated nodes.
-    fn add(&mut self, seconds: f64, nodes: Option<f64>) {
-        self.records += 1;
-        self.device_hours += seconds / 3600.0;
-        if let (Some(nodes), true) = (nodes, seconds > 0.0) {
-            self.timed = (self.timed.0 + nodes, self.timed.1 + seconds);
-        }
-    }
-}
-
-/// Each machine's part of a run as its records go by: what [`machines`] rates and flags.
-#[derive(Default)]
-pub struct Tally {
-    /// By machine (its name's number: see [`Origin::machine`]).
-    by: BTreeMap<u32, Part>,
-    /// The end of the newest record.
-    newest: Option<SystemTime>,
-}
-
-/// One machine's records, before its devices are rated.
-#[derive(Default)]
-struct Part {
-    hosts: BTreeSet<u32>,
-    machine: Machine,
-}
-
-impl Tally {
-    /// Adds a record's part, `c`, to its machine and the device that counted it.
-    pub fn add(&mut self, origins: &Origins, c: &Contribution) {
-        let o = origins.get(c.origin);
-        let part = self.part(origins, &o);
-        part.hosts.extend(o.host);
-        let m = &mut part.machine;
-        m.records += 1;
-        m.last_time = m.last_time.max(c.ended);
-        add_device_time(m, origins.names.get(o.kind), c);
-        self.newest = self.newest.max(c.ended);
-    }
-
-    /// Notes of a kept record by `origin` whether it recounts a shard another record
-    /// counted first, and whether its shard's records disagree.
-    pub fn judge(&mut self, origins: &Origins, origin: u32, recount: bool, dissent: bool) {
-        let m = &mut self.part(origins, &origins.get(origin)).machine;
-        m.recounts += usize::from(recount);
-        m.disagreements += usize::from(dissent);
-    }
-
-    fn part(&mut self, origins: &Origins, o: &Origin) -> &mut Part {
-        self.by.entry(o.machine).or_insert_with(|| Part {
-            hosts: BTreeSet::new(),
-            machine: Machine { id: origins.names.get(o.machine).to_string(), ..Machine::default() },
-        })
-    }
 }
 
 /// The machines of the records of `ledger`, a run `complete` or not, flagged silent after
@@ -184,15 +112,7 @@ pub fn machines(ledger: &Ledger, complete: bool, silent_after: Duration) -> Resu
     }
     let tally = &ledger.shared.machines;
     let newest = tally.newest;
-    let mut machines: Vec<Machine> = tally
-        .by
-        .values()
-        .map(|part| {
-            let mut m = part.machine.clone();
-            m.hosts = part.hosts.iter().map(|&h| ledger.name(h).to_string()).collect();
-            m
-        })
-        .collect();
+    let mut machines: Vec<Machine> = tally.by.iter().map(|(&id, part)| machine(ledger, id, part)).collect();
     machines.sort_by(|a, b| a.id.cmp(&b.id));
     let mut rates: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for c in machines.iter_mut().flat_map(|m| &mut m.devices) {
@@ -235,22 +155,26 @@ pub fn machines(ledger: &Ledger, complete: bool, silent_after: Duration) -> Resu
     })
 }
 
-/// Adds the device time of the record `c`, counted by a backend of kind `kind`, to
-/// machine `m` and to the device that counted it: its CPU, each of its cards by its share
-/// of the prefixes, or its GPU where the record names no card.
-fn add_device_time(m: &mut Machine, kind: &str, c: &Contribution) {
-    let seconds = c.device_time;
-    m.device_hours += seconds / 3600.0;
-    let cards = &c.cards;
-    if kind != "gpu" {
-        m.device("cpu", "cpu").add(seconds, c.shard_nodes);
-    } else if cards.is_empty() {
-        m.device(UNNAMED_GPU, UNNAMED_GPU).add(seconds, c.shard_nodes);
-    }
-    let prefixes: u64 = cards.iter().map(|k| k.prefixes).sum();
-    for card in cards {
-        let share = if prefixes > 0 { card.prefixes as f64 / prefixes as f64 } else { 0.0 };
-        m.device(&card.uuid, card.model.as_deref().unwrap_or(UNNAMED_GPU)).add(card.seconds, c.shard_nodes.map(|n| n * share));
+/// Machine `id`'s part, as the ledger added it up, before its devices are rated.
+fn machine(ledger: &Ledger, id: u32, part: &MachinePart) -> Machine {
+    let device = |d: &DevicePart| Device {
+        id: d.id.clone(),
+        kind: d.kind.clone(),
+        records: d.records,
+        device_hours: d.device_hours,
+        timed: d.timed,
+        ..Device::default()
+    };
+    Machine {
+        id: ledger.name(id).to_string(),
+        hosts: part.hosts.iter().map(|&h| ledger.name(h).to_string()).collect(),
+        records: part.records,
+        recounts: part.recounts,
+        disagreements: part.disagreements,
+        device_hours: part.device_hours,
+        last_time: part.last,
+        devices: part.devices.iter().map(device).collect(),
+        ..Machine::default()
     }
 }
 

@@ -68,9 +68,11 @@ pub fn read_path_into(path: &Path, take: &mut dyn FnMut(Located)) -> Option<Part
     }
 }
 
-/// Lines read before they are checked, side by side on the worker threads: checking a
-/// line (its JSON and its digest) takes far longer than reading it.
+/// Lines read before they are checked, side by side on the worker threads (checking a
+/// line, its JSON and its digest, takes far longer than reading it), and their bytes at
+/// most, however long the lines.
 const BATCH: usize = 2048;
+const BATCH_BYTES: usize = 1 << 22;
 
 /// [`read_from`], handing each record to `take` as it is read.
 pub fn read_into(src: impl Read, name: &str, take: &mut dyn FnMut(Located)) -> Option<PartsError> {
@@ -84,7 +86,7 @@ pub fn read_into(src: impl Read, name: &str, take: &mut dyn FnMut(Located)) -> O
         text.clear();
         ends.clear();
         let mut stop = None;
-        while ends.len() < BATCH {
+        while ends.len() < BATCH && text.len() < BATCH_BYTES {
             match lines.next() {
                 Ok(Some(line)) => {
                     text.extend_from_slice(line.text);
@@ -105,7 +107,7 @@ pub fn read_into(src: impl Read, name: &str, take: &mut dyn FnMut(Located)) -> O
                 Err(problem) => return Some(PartsError::Unreadable(format!("{name}: line {number}: {problem}"))),
             }
         }
-        if stop.is_some() || ends.len() < BATCH {
+        if stop.is_some() || ends.is_empty() {
             return stop;
         }
     }
@@ -158,6 +160,7 @@ fn checked(record: &Record, json: &str) -> Result<String, &'static str> {
 mod tests {
     use super::*;
     use crate::parts::tests::{case, end};
+    use crate::parts::Record;
 
     #[test]
     fn records_round_trip_through_their_lines() {
@@ -169,6 +172,23 @@ mod tests {
         assert_eq!(read.iter().map(|l| l.record.clone()).collect::<Vec<_>>(), vec![big, end]);
         assert_eq!(read[1].place(), "parts, line 2 (shard 2)");
         assert_eq!(read[0].digest, digest::check(text.lines().next().unwrap()).unwrap());
+    }
+
+    #[test]
+    fn long_lines_are_read_in_batches_of_bounded_bytes() {
+        // A thousand records with names of 4 KiB: more than a batch's bytes, fewer lines.
+        let record = |shard| match case(0, 1, shard, 1000, 1) {
+            Record::Case(mut c) => {
+                c.file = "f".repeat(crate::parts::MAX_FILE_NAME);
+                Record::Case(c)
+            }
+            other => other,
+        };
+        let text: String = (0..1000).map(|k| record(k).to_line()).collect();
+        assert!(text.len() > BATCH_BYTES);
+        let (read, problem) = read_from(text.as_bytes(), "p");
+        assert_eq!((read.len(), problem), (1000, None));
+        assert_eq!(read[999].line, 1000);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod commands;
 mod compare;
 mod completions;
 mod docs;
+mod drill;
 #[cfg(target_os = "linux")]
 mod exit;
 mod generate;

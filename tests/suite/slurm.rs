@@ -4,7 +4,8 @@
 //! over the shards `nqueen recheck` chooses, merged with the first into the same count,
 //! with the recounts reported; then the slow-machine drill: an array whose tasks run as two
 //! machines named by NQUEEN_MACHINE, one of them slowed, whose status flags the slow one
-//! alone. Needs root and Debian's slurmctld, slurmd, slurm-client and munge, which .ci/run
+//! alone; last, the campaign drill (scripts/campaign_drill.sh) with its tasks on the cluster.
+//! Needs root and Debian's slurmctld, slurmd, slurm-client and munge, which .ci/run
 //! installs; it leaves alone a machine whose Slurm is configured for another cluster.
 
 use std::path::PathBuf;
@@ -143,6 +144,10 @@ fn a_job_array_with_a_killed_task_merges_into_the_direct_count() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("4 shards over 1 case were counted more than once (4 recounts), and every recount agrees"), "{said}");
     slow_machine_drill(dir.path());
+    // The campaign drill, its tasks an array on the cluster: a killed task and one whose disk
+    // is full are requeued by Slurm, and every fault of the part files is named or repaired.
+    let said = crate::drill::drill(5, &["--slurm"]);
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("slurm campaign drill: {said}\n"));
     let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("slurm test: {:.1} s\n", started.elapsed().as_secs_f64()));
 }
 
