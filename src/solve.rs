@@ -126,6 +126,13 @@ impl Solver {
         }
     }
 
+    /// No board will come after those given to [`Solver::look_ahead`]: for `auto`, the
+    /// boards counted so far no longer stand for boards to come, and only those left can
+    /// repay opening the GPU.
+    pub fn no_more_boards(&mut self) {
+        self.auto.end_known();
+    }
+
     /// `board`, given earlier to [`Solver::look_ahead`] or not, is taken to be counted.
     pub fn taken(&mut self, board: &Board) {
         self.sieves.taken(board);
@@ -333,6 +340,27 @@ mod tests {
         assert!(!solver.gpu.is_idle());
         let forced = Solver::new(Options { backend: Backend::Gpu, ..Options::default() });
         assert!(!forced.gpu.is_idle());
+    }
+
+    #[test]
+    fn boards_already_counted_open_the_gpu_only_while_more_may_come() {
+        // Empty 15x15 boards, each too quick to repay opening the GPU, on one thread until
+        // together they have kept the CPU three times longer than opening it takes: they
+        // open it for boards like them to come, unless the input has ended.
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let opened_after = |end_known: bool| {
+            let mut solver = Solver::new(Options { no_sieve: true, ..Options::default() });
+            if end_known {
+                solver.no_more_boards();
+            }
+            let (started, enough) = (Instant::now(), 3.0 * solver.gpu.start_seconds());
+            while solver.gpu.is_idle() && started.elapsed().as_secs_f64() < enough {
+                one.install(|| solver.solve(&Board::empty(15).unwrap(), false, &Control::default())).unwrap();
+            }
+            !solver.gpu.is_idle()
+        };
+        assert!(opened_after(false));
+        assert!(!opened_after(true));
     }
 
     #[test]

@@ -200,8 +200,13 @@ impl Run<'_> {
             if let Ok(board) = &board {
                 self.solver.taken(board);
             }
+            // Asked first: once everything is parsed, the boards shown now are the last.
+            let parsed_all = boards.parsed_all();
             for later in boards.newly_queued() {
                 self.solver.look_ahead(later);
+            }
+            if parsed_all && index + 1 == self.config.inputs.len() {
+                self.solver.no_more_boards();
             }
             let board = match board {
                 Ok(b) => b,

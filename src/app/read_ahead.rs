@@ -108,6 +108,12 @@ impl ReadAhead {
         self.queue.is_empty() && self.parsed_all
     }
 
+    /// Whether the parser has handed over every board it will: those queued are the last.
+    pub(super) fn parsed_all(&mut self) -> bool {
+        self.top_up();
+        self.parsed_all
+    }
+
     /// The boards parsed since the last call that are still to be taken (none of an
     /// error), without waiting for more.
     pub(super) fn newly_queued(&mut self) -> impl Iterator<Item = &Board> {

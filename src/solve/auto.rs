@@ -1,6 +1,7 @@
 //! The `auto` backend: which counter takes a board, and when. The GPU opens in the
 //! background only once some board may need it ([`open_if_needed`]), or the boards of the
-//! run together would save more than its opening on it ([`gain`]); a board goes to it
+//! run still to come would save more than its opening on it, the boards counted so far
+//! standing for them until the input's end is read ([`gain`]); a board goes to it
 //! when the planner's estimate or a timed sample of its prefixes ([`sample`]) says the CPU
 //! would take longer than the GPU would ([`route`]); a board near the line starts on the
 //! CPU and races the GPU's opening; and the CPU counts whatever the GPU cannot, because it
@@ -114,6 +115,11 @@ impl Auto {
             self.gain.expect(board, saving(cpu_seconds_by_estimate(fewest, rate), fewest));
             self.open_if_it_pays(gpu);
         }
+    }
+
+    /// No board will come after those given to [`Auto::expect`].
+    pub(super) fn end_known(&mut self) {
+        self.gain.end_known();
     }
 
     /// Starts opening the GPU once the run's boards would save more than that costs.

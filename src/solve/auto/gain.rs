@@ -2,6 +2,10 @@
 //! as long as the GPU's opening, and yet together they may: `auto` opens the GPU once the
 //! CPU time it would save on the boards counted so far and on those the read-ahead holds
 //! passes what opening it costs (see [`crate::tuning::GPU_START_SECONDS`]: each card's).
+//! The boards counted so far stand for those still to come, until the input's end is in
+//! the read-ahead: from then on only the boards left can repay an opening, and a GPU opened
+//! for boards already counted only delays the exit, which waits for the driver's call in
+//! flight.
 
 use std::collections::VecDeque;
 
@@ -24,6 +28,9 @@ pub(super) struct Gain {
     ahead: f64,
     /// What it would have saved on the boards counted so far, by their counts.
     seen: f64,
+    /// Whether every board still to come is among `waiting` (or saves nothing): the input's
+    /// end has been read.
+    end_known: bool,
 }
 
 impl Gain {
@@ -47,14 +54,21 @@ impl Gain {
         self.seen += saving(cpu, nodes);
     }
 
-    /// Whether the GPU would save more than opening it costs (`start` seconds).
+    /// No board will come after those expected so far.
+    pub(super) fn end_known(&mut self) {
+        self.end_known = true;
+    }
+
+    /// Whether the GPU would save more than opening it costs (`start` seconds): on the
+    /// boards still to come, told by those counted so far where the end is not known.
     pub(super) fn pays(&self, start: f64) -> bool {
-        self.seen + self.ahead >= start
+        let told_by_past = if self.end_known { 0.0 } else { self.seen };
+        told_by_past + self.ahead >= start
     }
 
     /// Drops what it holds: once the GPU is asked for, the run needs no more of it.
     pub(super) fn forget(&mut self) {
-        *self = Gain::default();
+        *self = Gain { end_known: self.end_known, ..Gain::default() };
     }
 }
 
@@ -76,6 +90,28 @@ mod tests {
         assert!(!gain.pays(GPU_START_SECONDS));
         gain.expect(&board, saving(0.05, nodes));
         assert!(gain.pays(GPU_START_SECONDS));
+    }
+
+    #[test]
+    fn once_the_end_is_known_only_the_boards_left_can_pay() {
+        let board = Board::empty(20).unwrap();
+        let nodes = 0.004 * GPU_NODES_PER_SECOND;
+        let (mut open_end, mut known_end) = (Gain::default(), Gain::default());
+        known_end.end_known();
+        for gain in [&mut open_end, &mut known_end] {
+            gain.expect(&board, saving(0.05, nodes));
+            for _ in 0..6 {
+                gain.counted(&board, 0.05, nodes);
+            }
+        }
+        // Six boards counted would have repaid an opening: a guide to boards unknown, but
+        // nothing is left to repay it where the input has ended.
+        assert!(open_end.pays(GPU_START_SECONDS));
+        assert!(!known_end.pays(GPU_START_SECONDS));
+        for _ in 0..5 {
+            known_end.expect(&board, saving(0.05, nodes));
+        }
+        assert!(known_end.pays(GPU_START_SECONDS));
     }
 
     #[test]
