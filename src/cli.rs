@@ -168,7 +168,7 @@ struct RunArgs {
 
     /// Counter: auto, cpu or gpu [default: auto]
     ///
-    /// auto picks the GPU when one is usable and a board, or the file's boards together,
+    /// auto picks the GPU when one is usable and a board, or the file's boards still to come,
     /// are big enough to gain from it, else the CPU. gpu sends the GPU every board but
     /// those the planner counts at once (trees of under 20,000 nodes, or whose prefixes
     /// reach the last row), and fails before any answer where no GPU is usable.
