@@ -224,13 +224,15 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn lanes_and_the_scalar_search_agree_node_for_node() {
         let isas = lanes::Isa::available_to_test("lanes_and_the_scalar_search_agree_node_for_node");
-        // Random obstacles, with and without the symmetry split's due columns.
+        // Random obstacles, with and without the symmetry split's due columns; prefixes a
+        // few rows down, and as many as a count takes, where two of the split's boards fit
+        // one table of eight lanes too.
         let mut rng = crate::rng::Rng::new(3);
         for n in [6, 9, 12, 13] {
             for density in [0.0, 0.05, 0.15] {
                 let board = Board::from_fn(n, |_, _| !rng.chance(density)).unwrap();
                 for plan in [Plan::plain(&board), Plan::optimized(&board)] {
-                    for min in [1, 300] {
+                    for min in [1, 300, 16 * 1024] {
                         let prefixes = expand(&plan, min);
                         if prefixes.depth + 3 > n {
                             continue;

@@ -117,6 +117,26 @@ fn empty_boards_match_oeis_a000170() {
 }
 
 #[test]
+fn every_cpu_search_the_program_offers_matches_oeis_a000170() {
+    // As users run it: each search `NQUEEN_CPU_SEARCH` picks (where this CPU lacks one, the
+    // widest it has, again), on boards whose split's prefixes end a few rows from the
+    // bottom, where two boards fit a table of eight lanes.
+    let a000170 = a000170();
+    let text: String = (1..=14).map(|n| Board::empty(n).unwrap().to_string()).collect();
+    let want: String = (1..=14).map(|n| format!("Case {n}: {}\n", a000170[n - 1])).collect();
+    for search in ["avx512", "avx2", "scalar"] {
+        let out = assert_cmd::Command::cargo_bin("nqueen")
+            .unwrap()
+            .env("NQUEEN_CPU_SEARCH", search)
+            .args(["--backend", "cpu"])
+            .write_stdin(text.clone())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "NQUEEN_CPU_SEARCH={search}");
+    }
+}
+
+#[test]
 fn empty_boards_match_oeis_a000170_at_every_expansion_depth() {
     let a000170 = a000170();
     for n in 1..=10 {

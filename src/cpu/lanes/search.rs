@@ -87,7 +87,7 @@ impl<S: Simd> Slots<S> {
             }
             let below = &plan.boards[board as usize][self.depth..];
             if PACKED {
-                let half = self.packed_rows.len() / 2;
+                let half = S::ROWS / 2;
                 self.packed_rows[other * half..other * half + below.len()].copy_from_slice(below);
                 self.tables[0] = Table::new(&self.packed_rows[..S::ROWS], &[]);
             } else {
