@@ -140,7 +140,7 @@ pub struct Lanes {
     isa: Isa,
     /// Stack words per lane.
     words: usize,
-    /// Rows that serve every board, where some do: one table instead of two.
+    /// Rows that serve every board, where some do: the lanes then take any board's prefixes.
     shared: Option<Vec<u32>>,
     /// Whether they look at the due columns.
     due: bool,
@@ -201,29 +201,31 @@ macro_rules! entry_point {
             items: impl Iterator<Item = Prefix>,
             ctl: &Control,
         ) -> Result<Tally, Interrupted> {
-            // Many boards whose rows fit a table two at a time are searched as one is.
+            // Many boards whose rows fit a table two at a time share it, half each; where they
+            // do not, and share no rows, they take it in turn.
             let packed = !due && shared.is_none() && packs::<$simd>(plan.n, depth);
-            match (due, shared.is_some() || packed, packed, words <= 2) {
-                (false, false, _, true) => run::<false, false, false, 2>(plan, shared, depth, items, ctl),
-                (false, false, _, false) => run::<false, false, false, 4>(plan, shared, depth, items, ctl),
-                (false, true, false, true) => run::<false, true, false, 2>(plan, shared, depth, items, ctl),
-                (false, true, false, false) => run::<false, true, false, 4>(plan, shared, depth, items, ctl),
-                (false, true, true, true) => run::<false, true, true, 2>(plan, shared, depth, items, ctl),
-                (false, true, true, false) => run::<false, true, true, 4>(plan, shared, depth, items, ctl),
-                (true, _, _, true) => run::<true, true, false, 2>(plan, shared, depth, items, ctl),
-                (true, _, _, false) => run::<true, true, false, 4>(plan, shared, depth, items, ctl),
+            let in_turn = shared.is_none() && !packed;
+            match (due, packed, in_turn, words <= 2) {
+                (false, false, false, true) => run::<false, false, false, 2>(plan, shared, depth, items, ctl),
+                (false, false, false, false) => run::<false, false, false, 4>(plan, shared, depth, items, ctl),
+                (false, true, _, true) => run::<false, true, false, 2>(plan, shared, depth, items, ctl),
+                (false, true, _, false) => run::<false, true, false, 4>(plan, shared, depth, items, ctl),
+                (false, false, true, true) => run::<false, false, true, 2>(plan, shared, depth, items, ctl),
+                (false, false, true, false) => run::<false, false, true, 4>(plan, shared, depth, items, ctl),
+                (true, _, _, true) => run::<true, false, false, 2>(plan, shared, depth, items, ctl),
+                (true, _, _, false) => run::<true, false, false, 4>(plan, shared, depth, items, ctl),
             }
         }
 
         #[target_feature(enable = $features)]
-        unsafe fn run<const DUE: bool, const ONE: bool, const PACKED: bool, const W: usize>(
+        unsafe fn run<const DUE: bool, const PACKED: bool, const IN_TURN: bool, const W: usize>(
             plan: &Plan,
             shared: Option<&[u32]>,
             depth: usize,
             items: impl Iterator<Item = Prefix>,
             ctl: &Control,
         ) -> Result<Tally, Interrupted> {
-            search::<$simd, DUE, ONE, PACKED, W>(plan, shared, depth, items, ctl)
+            search::<$simd, DUE, PACKED, IN_TURN, W>(plan, shared, depth, items, ctl)
         }
     };
 }
@@ -392,8 +394,8 @@ mod tests {
     }
 
     #[test]
-    fn many_boards_share_one_table_where_two_fit_it_and_take_two_where_not() {
-        let isas = Isa::available_to_test("many_boards_share_one_table_where_two_fit_it_and_take_two_where_not");
+    fn many_boards_share_one_table_where_two_fit_it_and_take_turns_where_not() {
+        let isas = Isa::available_to_test("many_boards_share_one_table_where_two_fit_it_and_take_turns_where_not");
         // Obstacles the square's 8 symmetries keep: the split's boards differ in every row.
         let m = 17;
         let board = Board::from_fn(m + 1, |r, c| {
@@ -405,12 +407,17 @@ mod tests {
         assert_eq!((plan.group.len(), shared_rows(&plan, 1)), (8, None));
         for depth in [1, 2, 3] {
             let prefixes = at_row(&plan, depth);
-            // Two boards' 17 rows below row 1 take two tables of sixteen lanes; 16 rows fit
-            // one table, half each. Eight lanes' tables hold 16 rows: two boards never fit.
+            // Two boards' 17 rows below row 1 do not fit one table of sixteen lanes (the lanes
+            // take one board at a time); 16 rows fit, half each. Eight lanes' tables hold 16
+            // rows: two boards never fit.
             assert_eq!(search::packs::<avx512::Avx512>(plan.n, depth), depth >= 2);
             assert!(!search::packs::<avx2::Avx2>(plan.n, depth));
             let fit: Vec<Isa> = isas.iter().copied().filter(|&isa| suits(isa, &plan, depth)).collect();
             compare_prefixes(&plan, &prefixes, &fit);
+            // The boards' prefixes dealt out in turn: a lane waits at nearly every one.
+            let mut dealt = prefixes.clone();
+            dealt.items.sort_by_key(|p| (p.cols, p.ld, p.board));
+            compare_prefixes(&plan, &dealt, &fit);
         }
     }
 

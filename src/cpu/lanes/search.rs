@@ -10,13 +10,13 @@
 //!   only when its stack is at most `32 - n` rows deep (see [`super::suits`]): then no bit
 //!   that comes back into the board on the way up was ever shifted out.
 //! - A row's cells (and due columns, which only a plan of one board looks at: see
-//!   [`super::honours_due`]) come from tables of the rows below the prefixes by permute,
-//!   not from memory. There
-//!   are two tables, so that on a plan of many boards lanes can start on the next board
-//!   while others finish the last; a lane waits only when its next prefix needs a third.
-//!   Where two boards' rows fit one table, half each (sixteen lanes' 32 rows, up to 16 rows
-//!   below the prefixes), they share it: each lane reads its half by its own first row,
-//!   and the search runs as on a plan of one board, one lookup a row and no window.
+//!   [`super::honours_due`]) come from one table of the rows below the prefixes by
+//!   permute, not from memory: one lookup a row. On a plan of many boards the lanes take
+//!   one board at a time, a lane whose next prefix is on the next board waiting until the
+//!   others finish theirs (a few percent of the passes: `examples/lane_model.rs`), unless
+//!   two boards' rows fit the table, half each (sixteen lanes' 32 rows, up to 16 rows below
+//!   the prefixes): then each lane reads its half by its own first row, and the lanes take
+//!   two boards at a time.
 
 use super::{Feed, Simd, Spill, MAX_LANES};
 use crate::control::{Control, Interrupted};
@@ -42,43 +42,48 @@ impl<S: Simd> Table<S> {
     }
 }
 
-/// The boards the lanes are on: two tables of their rows from `depth` on (or, packed, one
-/// table with a board in each half), the board each holds, the one new lanes go to, and
-/// which lanes use the second (as bits and as a mask).
+/// The boards the lanes are on: one table of their rows from `depth` on (packed: a board in
+/// each half), the board each half holds, the half new lanes go to, and which lanes are on
+/// the second half.
 struct Slots<S: Simd> {
     depth: usize,
-    /// Each lane's row whose cells a table holds first: `depth`, less the half's start
-    /// where two boards share a table.
+    /// Each lane's row whose cells the table holds first: `depth`, less the half's start
+    /// where two boards share the table.
     first_row: S::V,
     first_rows: [u32; MAX_LANES],
-    tables: [Table<S>; 2],
-    /// Packed: the rows of the first table, one board a half.
+    table: Table<S>,
+    /// Packed: the rows of the table, one board a half.
     packed_rows: [u32; 32],
     boards: [Option<u32>; 2],
     current: usize,
     second_bits: u32,
-    second: S::M,
 }
 
 impl<S: Simd> Slots<S> {
-    /// Each lane's row `row` of its board: cells and due columns. `ONE`: whether the first
-    /// table serves every board (see [`super::shared_rows`]), so that only it is read.
+    /// Each lane's row `row` of its board: cells and due columns.
     #[inline(always)]
-    unsafe fn fetch<const ONE: bool>(&self, row: S::V) -> (S::V, S::V) {
-        let [first, second] = &self.tables;
+    unsafe fn fetch(&self, row: S::V) -> (S::V, S::V) {
         let row = S::sub(row, self.first_row);
-        let (cells, due) = (S::lookup(&first.cells, row), S::lookup(&first.due, row));
-        if ONE {
-            return (cells, due);
-        }
-        (S::select(self.second, S::lookup(&second.cells, row), cells), S::select(self.second, S::lookup(&second.due, row), due))
+        (S::lookup(&self.table.cells, row), S::lookup(&self.table.due, row))
     }
 
-    /// Puts `lane` on `board` if a table holds it or one can be loaded with it: the other
-    /// table (`PACKED`: half of the one table) must be free of `live` lanes. Returns
-    /// whether it could.
+    /// Puts `lane` on `board` if the table holds it or can be loaded with it: the table
+    /// (`PACKED`: its other half) must be free of `live` lanes. Returns whether it could.
     #[inline(always)]
     unsafe fn admit<const PACKED: bool>(&mut self, lane: usize, board: u32, live: &mut u32, plan: &Plan) -> bool {
+        let bit = 1 << lane;
+        if !PACKED {
+            if self.boards[0] != Some(board) {
+                if *live != 0 {
+                    return false;
+                }
+                let b = board as usize;
+                self.table = Table::new(&plan.boards[b][self.depth..], &plan.due[b][self.depth..]);
+                self.boards[0] = Some(board);
+            }
+            *live |= bit;
+            return true;
+        }
         if self.boards[self.current] != Some(board) {
             let other = 1 - self.current;
             let on_other = if other == 1 { *live & self.second_bits } else { *live & !self.second_bits };
@@ -86,22 +91,14 @@ impl<S: Simd> Slots<S> {
                 return false;
             }
             let below = &plan.boards[board as usize][self.depth..];
-            if PACKED {
-                let half = S::ROWS / 2;
-                self.packed_rows[other * half..other * half + below.len()].copy_from_slice(below);
-                self.tables[0] = Table::new(&self.packed_rows[..S::ROWS], &[]);
-            } else {
-                self.tables[other] = Table::new(below, &plan.due[board as usize][self.depth..]);
-            }
+            let half = S::ROWS / 2;
+            self.packed_rows[other * half..other * half + below.len()].copy_from_slice(below);
+            self.table = Table::new(&self.packed_rows[..S::ROWS], &[]);
             self.boards[other] = Some(board);
             self.current = other;
         }
-        let bit = 1 << lane;
         self.second_bits = if self.current == 1 { self.second_bits | bit } else { self.second_bits & !bit };
-        self.second = S::m_from_bits(self.second_bits);
-        if PACKED {
-            self.first_rows[lane] = (self.depth as u32).wrapping_sub((self.current * S::ROWS / 2) as u32);
-        }
+        self.first_rows[lane] = (self.depth as u32).wrapping_sub((self.current * S::ROWS / 2) as u32);
         *live |= bit;
         true
     }
@@ -161,11 +158,6 @@ struct State<S: Simd> {
     rd: S::V,
     row: S::V,
     sub: S::V,
-    /// Rows `row`, `row + 1` and `row + 2` of the lane's board, on a plan of many boards:
-    /// a window that moves with the lane, so that each step fetches one row, not three.
-    here: S::V,
-    below: S::V,
-    after: S::V,
 }
 
 impl<S: Simd> State<S> {
@@ -179,34 +171,29 @@ impl<S: Simd> State<S> {
         S::store(&mut spill.sub, self.sub);
     }
 
-    /// The state after [`Spill::refill`] on a spill of `self`: the lanes in `fresh` start
-    /// a prefix (its `rd` moved up by `spare`, its rows fetched) or idle; the others go on.
+    /// The state of a spill after [`Spill::refill`]: the lanes in `fresh` start a prefix
+    /// (its `rd` moved up by `spare`) or idle; the others go on.
     #[inline(always)]
-    unsafe fn refilled<const ONE: bool>(self, spill: &Spill, fresh: S::M, slots: &Slots<S>, spare: S::V) -> State<S> {
-        let row = S::load(&spill.row);
-        let rows = |ahead: i32| slots.fetch::<ONE>(S::add(row, S::splat(ahead))).0;
-        let keep = |old: S::V, new: S::V| S::select(fresh, new, old);
+    unsafe fn refilled(spill: &Spill, fresh: S::M, spare: S::V) -> State<S> {
         let rd = S::load(&spill.rd);
         State {
             avail: S::load(&spill.avail),
             cols: S::load(&spill.cols),
             ld: S::load(&spill.ld),
-            rd: keep(rd, S::shlv(rd, spare)),
-            row,
+            rd: S::select(fresh, S::shlv(rd, spare), rd),
+            row: S::load(&spill.row),
             sub: S::load(&spill.sub),
-            here: keep(self.here, rows(0)),
-            below: keep(self.below, rows(1)),
-            after: keep(self.after, rows(2)),
         }
     }
 }
 
-/// [`super::Lanes::count`] on `S`'s lanes with `DUE` due columns, `ONE` table (`shared`,
-/// see [`super::shared_rows`], or `PACKED` with two boards, see [`packs`]) and stacks of
-/// `W` words. Call only where `S`'s instruction set is present and inline into a function
-/// compiled for it.
+/// [`super::Lanes::count`] on `S`'s lanes with `DUE` due columns, stacks of `W` words and
+/// a table of: the rows `shared` by every board, where some are (see
+/// [`super::shared_rows`]); two boards where `PACKED` (see [`packs`]); one board at a time
+/// where `IN_TURN`. Call only where `S`'s instruction set is present and inline into a
+/// function compiled for it.
 #[inline(always)]
-pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PACKED: bool, const W: usize>(
+pub(super) unsafe fn search<S: Simd, const DUE: bool, const PACKED: bool, const IN_TURN: bool, const W: usize>(
     plan: &Plan,
     shared: Option<&[u32]>,
     depth: usize,
@@ -214,45 +201,32 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
     ctl: &Control,
 ) -> Result<Tally, Interrupted> {
     let zero = S::splat(0);
-    // The first table starts with the shared rows (`ONE`: the only table read, and every
-    // lane is admitted), else with the first board. Due columns are read only on a plan of
-    // one board (see `honours_due`), so the first board's serve.
-    let blank = Table::<S>::new(&[], &[]);
+    // The table starts with the shared rows (then every lane is admitted), else with the
+    // first board. Due columns are read only on a plan of one board (see `honours_due`), so
+    // the first board's serve.
     let mut packed_rows = [0; 32];
-    let first = match shared.or(plan.boards.first().map(Vec::as_slice)) {
+    let table = match shared.or(plan.boards.first().map(Vec::as_slice)) {
         Some(rows) if PACKED => {
             packed_rows[..plan.n - depth].copy_from_slice(&rows[depth..]);
             Table::new(&packed_rows[..S::ROWS], &[])
         }
         Some(rows) => Table::new(&rows[depth..], &plan.due[0][depth..]),
-        None => blank,
+        None => Table::<S>::new(&[], &[]),
     };
     let first_row = S::splat(depth as i32);
     let first_rows = [depth as u32; MAX_LANES];
-    let second = S::m_from_bits(0);
-    let mut slots = Slots {
-        depth,
-        first_row,
-        first_rows,
-        tables: [first, blank],
-        packed_rows,
-        boards: [Some(0), None],
-        current: 0,
-        second_bits: 0,
-        second,
-    };
+    let mut slots = Slots { depth, first_row, first_rows, table, packed_rows, boards: [Some(0), None], current: 0, second_bits: 0 };
     let mut feed = Feed { items: items.peekable(), plan, depth, due: DUE };
     let mut total = Tally::default();
     let mut spill = Spill::new(S::LANES);
     let one = S::splat(1);
     let spare = S::splat(32 - plan.n as i32);
     let mut live = 0;
-    let admits = !ONE || PACKED;
+    let admits = PACKED || IN_TURN;
     let mut active = spill.refill(0, &mut feed, &mut total, |lane, p| !admits || slots.admit::<PACKED>(lane, p.board, &mut live, plan));
     slots.admitted::<PACKED>();
-    let idle = State::<S> { avail: zero, cols: zero, ld: zero, rd: zero, row: zero, sub: zero, here: zero, below: zero, after: zero };
     let all = S::m_from_bits(u32::MAX);
-    let mut v = idle.refilled::<ONE>(&spill, all, &slots, spare);
+    let mut v = State::<S>::refilled(&spill, all, spare);
     let mut stack = [zero; W];
     let mut passes = 0u64;
     // Nodes in 64 bits here: the loop adds to it on every pass.
@@ -262,10 +236,10 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
     let leaf_row = S::splat(plan.n as i32 - 3);
     let spare_plus_one = S::add(spare, one);
     let thirty_one = S::splat(31);
-    let (two, three) = (S::splat(2), S::splat(3));
+    let two = S::splat(2);
     let lanes = S::m_bits(all);
     while active != 0 {
-        let State { avail, cols, ld, rd, row, sub, here, below, after } = v;
+        let State { avail, cols, ld, rd, row, sub } = v;
         let empty = S::is_zero(avail);
         let at_top = S::eq(row, top);
         // Lanes that finished their prefix: rare, so this branch is predictable.
@@ -276,7 +250,7 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
             live = active & !done & lanes;
             active = spill.refill(done, &mut feed, &mut total, |lane, p| !admits || slots.admit::<PACKED>(lane, p.board, &mut live, plan));
             slots.admitted::<PACKED>();
-            v = v.refilled::<ONE>(&spill, fresh, &slots, spare);
+            v = State::refilled(&spill, fresh, spare);
             continue;
         }
         passes += 1;
@@ -292,7 +266,7 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
         // module doc), its cells left those above the queen.
         let up = S::m_andnot(empty, at_top);
         let prev = S::sub(row, one);
-        let (fetched, fetched_due) = slots.fetch::<ONE>(prev);
+        let (fetched, fetched_due) = slots.fetch(prev);
         let queen = S::shlv(one, S::and(stack[0], thirty_one));
         let up_cols = S::andnot(queen, cols);
         let up_ld = S::andnot(queen, S::shr::<1>(ld));
@@ -309,17 +283,11 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
         let (stay_cols, stay_ld, stay_rd, stay_row) = (back(up_cols, cols), back(up_ld, ld), back(up_rd, rd), back(prev, row));
         let (avail, cols, ld, rd, row) =
             if S::STEP_AND_PLACE { (back(up_avail, avail), stay_cols, stay_ld, stay_rd, stay_row) } else { (avail, cols, ld, rd, row) };
-        let (here, below, after) = (back(fetched, here), back(here, below), back(below, after));
 
         let placed = S::m_not(S::is_zero(avail));
         nodes += u64::from(S::m_bits(placed).count_ones());
-        // With one table, three lookups cost less than keeping the window up to date.
-        let (below, after, due_below) = if ONE {
-            let (below, due_below) = slots.fetch::<ONE>(S::add(row, one));
-            (below, slots.fetch::<ONE>(S::add(row, two)).0, due_below)
-        } else {
-            (below, after, zero)
-        };
+        let (below, due_below) = slots.fetch(S::add(row, one));
+        let after = slots.fetch(S::add(row, two)).0;
         // Place: the lowest free cell (two's complement keeps only it in common with avail).
         let bit = S::and(avail, S::sub(zero, avail));
         let rest = S::xor(avail, bit);
@@ -334,8 +302,6 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
         let sub = S::select(leaf, S::add(sub, S::last_two_rows(plain, later)), sub);
         // Go down when placed above the leaf row and the row after next keeps a cell.
         let down = S::m_and(S::m_andnot(placed, leaf), S::nonzero(later));
-        // With the window, the row three below for lanes going down.
-        let deeper = if ONE { zero } else { slots.fetch::<ONE>(S::add(row, three)).0 };
 
         stack = push_pop::<S, W>(stack, down, S::column(bit), up);
         let pick = |stay: S::V, deeper: S::V| S::select(down, deeper, stay);
@@ -347,9 +313,6 @@ pub(super) unsafe fn search<S: Simd, const DUE: bool, const ONE: bool, const PAC
             rd: pick(stay_rd, nr),
             row: pick(stay_row, S::add(row, one)),
             sub,
-            here: pick(here, below),
-            below: pick(below, after),
-            after: pick(after, deeper),
         };
     }
     total.nodes += u128::from(nodes);
