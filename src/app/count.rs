@@ -200,7 +200,7 @@ impl Run<'_> {
             if let Ok(board) = &board {
                 self.solver.taken(board);
             }
-            // Asked first: once everything is parsed, the boards shown now are the last.
+            // Asked first: once everything was parsed, the boards shown now are the last.
             let parsed_all = boards.parsed_all();
             for later in boards.newly_queued() {
                 self.solver.look_ahead(later);

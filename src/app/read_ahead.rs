@@ -108,9 +108,9 @@ impl ReadAhead {
         self.queue.is_empty() && self.parsed_all
     }
 
-    /// Whether the parser has handed over every board it will: those queued are the last.
-    pub(super) fn parsed_all(&mut self) -> bool {
-        self.top_up();
+    /// Whether the parser had handed over every board it will when the queue was last
+    /// topped up: the boards queued then, and none after, are the last.
+    pub(super) fn parsed_all(&self) -> bool {
         self.parsed_all
     }
 

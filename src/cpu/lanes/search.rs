@@ -84,6 +84,8 @@ impl<S: Simd> Slots<S> {
             *live |= bit;
             return true;
         }
+        // Where the second board's rows start, in the table and so in each lane's rows.
+        let half = S::ROWS / 2;
         if self.boards[self.current] != Some(board) {
             let other = 1 - self.current;
             let on_other = if other == 1 { *live & self.second_bits } else { *live & !self.second_bits };
@@ -91,14 +93,13 @@ impl<S: Simd> Slots<S> {
                 return false;
             }
             let below = &plan.boards[board as usize][self.depth..];
-            let half = S::ROWS / 2;
             self.packed_rows[other * half..other * half + below.len()].copy_from_slice(below);
             self.table = Table::new(&self.packed_rows[..S::ROWS], &[]);
             self.boards[other] = Some(board);
             self.current = other;
         }
         self.second_bits = if self.current == 1 { self.second_bits | bit } else { self.second_bits & !bit };
-        self.first_rows[lane] = (self.depth as u32).wrapping_sub((self.current * S::ROWS / 2) as u32);
+        self.first_rows[lane] = (self.depth as u32).wrapping_sub((self.current * half) as u32);
         *live |= bit;
         true
     }
