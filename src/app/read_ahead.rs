@@ -166,6 +166,25 @@ mod tests {
     }
 
     #[test]
+    fn once_everything_was_parsed_the_boards_shown_are_the_last() {
+        let text = "1\n.\n".repeat(100);
+        let mut boards = ReadAhead::start(std::io::Cursor::new(text.into_bytes()));
+        assert!(!boards.parsed_all(), "nothing has been looked at yet");
+        assert!(boards.next().unwrap().is_ok());
+        // Wait until a top-up has seen the parser's end.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !boards.parsed_all() && std::time::Instant::now() < deadline {
+            boards.ready();
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(boards.parsed_all());
+        // The boards shown now are all that is left: none comes after them.
+        assert_eq!(boards.newly_queued().count(), 99);
+        assert_eq!(boards.newly_queued().count(), 0);
+        assert_eq!(boards.filter(Result::is_ok).count(), 99);
+    }
+
+    #[test]
     fn the_queue_is_topped_up_to_its_bound_and_no_further() {
         let text = "1\n.\n".repeat(20 * BATCH);
         let mut boards = ReadAhead::start(std::io::Cursor::new(text.into_bytes()));
