@@ -68,7 +68,7 @@ impl Gain {
 
     /// Drops what it holds: once the GPU is asked for, the run needs no more of it.
     pub(super) fn forget(&mut self) {
-        *self = Gain { end_known: self.end_known, ..Gain::default() };
+        *self = Gain::default();
     }
 }
 
